@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package that zkbench's build, tests, benchmarks and
+# plots need. Idempotent and non-interactive: packages already present are
+# left alone, and the package lists are refreshed only when something is
+# missing. Run as root (CI and the development machines are root).
+set -euo pipefail
+
+packages=(
+  build-essential pkg-config git
+  meson ninja-build          # build
+  libjemalloc-dev            # the process allocator and its mallctl stats
+  libproc2-dev libsystemd-dev  # process memory (static libproc2 needs libsystemd)
+  libgmp-dev                 # independent reference for field tests
+  libjansson-dev             # run.json, analyze --json
+  gnuplot-nox                # zkbench plot
+  python3                    # small test helpers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "setup: all packages present"
