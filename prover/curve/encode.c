@@ -1,0 +1,2 @@
+/* encode.c: being written. */
+typedef int zkb_placeholder_encode;

@@ -1,0 +1,2 @@
+/* fp12.c: being written. */
+typedef int zkb_placeholder_fp12;
