@@ -6,6 +6,7 @@
 #include "fp.h"
 
 #include "bls12_381.h"
+#include "mont_asm.h"
 
 const uint64_t FP_MODULUS[6] = {BLS12_381_P(BLS12_381_U64)};
 const fp_t FP_ZERO = {{0}};
@@ -18,6 +19,9 @@ const fp_t FP_ONE = {{BLS12_381_P_R(BLS12_381_U64)}};
 #define FIELD_INV BLS12_381_P_INV64
 #define FIELD_R2 BLS12_381_P_R2(BLS12_381_U64)
 #define FIELD_ONE FP_ONE
+#if MONT_HAVE_X86_ASM
+#define FIELD_ASM(op) mont_##op##_384_x86
+#endif
 #include "field_template.h"
 
 void fp_mul_small(fp_t *ret, const fp_t *a, uint64_t small)

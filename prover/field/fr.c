@@ -5,6 +5,7 @@
 #include "fr.h"
 
 #include "bls12_381.h"
+#include "mont_asm.h"
 
 const uint64_t FR_MODULUS[4] = {BLS12_381_R(BLS12_381_U64)};
 const fr_t FR_ZERO = {{0}};
@@ -17,6 +18,9 @@ const fr_t FR_ONE = {{BLS12_381_R_R(BLS12_381_U64)}};
 #define FIELD_INV BLS12_381_R_INV64
 #define FIELD_R2 BLS12_381_R_R2(BLS12_381_U64)
 #define FIELD_ONE FR_ONE
+#if MONT_HAVE_X86_ASM
+#define FIELD_ASM(op) mont_##op##_256_x86
+#endif
 #include "field_template.h"
 
 static const fr_t FR_ROOT_OF_UNITY = {{BLS12_381_R_ROOT_OF_UNITY(BLS12_381_U64)}};

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prover/field/bls12_381.h"
+#include "prover/field/mont.h"
+#include "prover/field/mont_asm.h"
 #include "tests/common.h"
 
 #define ROUNDS 4000
@@ -230,6 +233,132 @@ static void test_field(const struct field *f)
     mpz_clear(v);
 }
 
+/* When fp.c and fr.c use the assembly of mont_x86_64.S, the portable C of
+ * mont.h is still what other machines run: compare the two on random and
+ * edge inputs, so both paths stay checked (the C path against GMP through
+ * the assembly). */
+static void test_asm_matches_c(void)
+{
+#if MONT_HAVE_X86_ASM
+    static const uint64_t edges6[][6] = {
+        {0}, {1}, {BLS12_381_P_R(BLS12_381_U64)},
+        {0xb9feffffffffaaaaull, 0x1eabfffeb153ffffull, 0x6730d2a0f6b0f624ull,
+         0x64774b84f38512bfull, 0x4b1ba7b6434bacd7ull, 0x1a0111ea397fe69aull},
+    };
+    static const uint64_t edges4[][4] = {
+        {0}, {1}, {BLS12_381_R_R(BLS12_381_U64)},
+        {0xffffffff00000000ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull,
+         0x73eda753299d7d48ull},
+    };
+    enum { E = 4 };
+    for (int i = 0; i < ROUNDS + E * E; i++) {
+        fp_t a, b;
+        fr_t x, y;
+        if (i < E * E) {
+            memcpy(a.l, edges6[i / E], sizeof a.l);
+            memcpy(b.l, edges6[i % E], sizeof b.l);
+            memcpy(x.l, edges4[i / E], sizeof x.l);
+            memcpy(y.l, edges4[i % E], sizeof y.l);
+        } else {
+            test_rand_fp(&a);
+            test_rand_fp(&b);
+            test_rand_fr(&x);
+            test_rand_fr(&y);
+        }
+        uint64_t c[6], s[6];
+        mont_mul(c, a.l, b.l, FP_MODULUS, BLS12_381_P_INV64, 6);
+        mont_mul_384_x86(s, a.l, b.l, FP_MODULUS, BLS12_381_P_INV64);
+        CHECK(memcmp(c, s, 48) == 0);
+        mont_mul(c, a.l, a.l, FP_MODULUS, BLS12_381_P_INV64, 6);
+        mont_sqr_384_x86(s, a.l, FP_MODULUS, BLS12_381_P_INV64);
+        CHECK(memcmp(c, s, 48) == 0);
+        mont_add(c, a.l, b.l, FP_MODULUS, 6);
+        mont_add_384_x86(s, a.l, b.l, FP_MODULUS);
+        CHECK(memcmp(c, s, 48) == 0);
+        mont_sub(c, a.l, b.l, FP_MODULUS, 6);
+        mont_sub_384_x86(s, a.l, b.l, FP_MODULUS);
+        CHECK(memcmp(c, s, 48) == 0);
+
+        mont_mul(c, x.l, y.l, FR_MODULUS, BLS12_381_R_INV64, 4);
+        mont_mul_256_x86(s, x.l, y.l, FR_MODULUS, BLS12_381_R_INV64);
+        CHECK(memcmp(c, s, 32) == 0);
+        mont_mul(c, x.l, x.l, FR_MODULUS, BLS12_381_R_INV64, 4);
+        mont_sqr_256_x86(s, x.l, FR_MODULUS, BLS12_381_R_INV64);
+        CHECK(memcmp(c, s, 32) == 0);
+        mont_add(c, x.l, y.l, FR_MODULUS, 4);
+        mont_add_256_x86(s, x.l, y.l, FR_MODULUS);
+        CHECK(memcmp(c, s, 32) == 0);
+        mont_sub(c, x.l, y.l, FR_MODULUS, 4);
+        mont_sub_256_x86(s, x.l, y.l, FR_MODULUS);
+        CHECK(memcmp(c, s, 32) == 0);
+    }
+
+    /* The lazy-reduction pieces against GMP: the 768-bit product, the
+     * reduction t 2^-384 mod p for t up to p 2^384 - 1, and the 768-bit
+     * difference kept below p 2^384. */
+    mpz_t x, y, want, got, bound;
+    mpz_inits(x, y, want, got, bound, NULL);
+    mpz_mul_2exp(bound, test_p, 384); /* p 2^384 */
+    for (int i = 0; i < ROUNDS; i++) {
+        uint64_t a[6], b[6], t[12], u[12], r[12], w[12];
+        fp_t fa, fb;
+        test_rand_fp(&fa);
+        test_rand_fp(&fb);
+        if (i < 4) { /* edges: 0, 1, p - 1 */
+            memcpy(a, edges6[i], sizeof a);
+            memcpy(b, edges6[3 - i], sizeof b);
+        } else {
+            memcpy(a, fa.l, sizeof a);
+            memcpy(b, fb.l, sizeof b);
+        }
+        mont_mul_384x384_x86(t, a, b);
+        mpz_import(x, 6, -1, 8, 0, 0, a);
+        mpz_import(y, 6, -1, 8, 0, 0, b);
+        mpz_mul(want, x, y);
+        mpz_import(got, 12, -1, 8, 0, 0, t);
+        CHECK(mpz_cmp(want, got) == 0);
+
+        /* t below p 2^384: random, and the largest value at i = 4 */
+        for (int k = 0; k < 12; k++)
+            u[k] = test_rand_u64();
+        mpz_import(x, 12, -1, 8, 0, 0, u);
+        mpz_mod(x, x, bound);
+        if (i == 4)
+            mpz_sub_ui(x, bound, 1);
+        memset(u, 0, sizeof u);
+        mpz_export(u, NULL, -1, 8, 0, 0, x);
+        uint64_t red[6];
+        mont_redc_768_x86(red, u, FP_MODULUS, BLS12_381_P_INV64);
+        mpz_import(got, 6, -1, 8, 0, 0, red);
+        mpz_set_ui(want, 1);
+        mpz_mul_2exp(want, want, 384);
+        CHECK(mpz_invert(want, want, test_p) != 0);
+        mpz_mul(want, want, x);
+        mpz_mod(want, want, test_p);
+        CHECK(mpz_cmp(want, got) == 0);
+
+        /* u - t (either order), also in place */
+        mont_sub_768_x86(r, u, t, FP_MODULUS);
+        memcpy(w, t, sizeof w);
+        mont_sub_768_x86(w, w, u, FP_MODULUS);
+        mpz_import(y, 12, -1, 8, 0, 0, t);
+        mpz_sub(want, x, y);
+        mpz_import(got, 12, -1, 8, 0, 0, r);
+        CHECK(mpz_cmp(got, bound) < 0);
+        if (mpz_sgn(want) < 0)
+            mpz_add(want, want, bound);
+        CHECK(mpz_cmp(want, got) == 0);
+        mpz_sub(want, y, x);
+        mpz_import(got, 12, -1, 8, 0, 0, w);
+        CHECK(mpz_cmp(got, bound) < 0);
+        if (mpz_sgn(want) < 0)
+            mpz_add(want, want, bound);
+        CHECK(mpz_cmp(want, got) == 0);
+    }
+    mpz_clears(x, y, want, got, bound, NULL);
+#endif
+}
+
 int main(void)
 {
     test_init("test_field");
@@ -238,6 +367,7 @@ int main(void)
     fields[1].mod = &test_r;
     for (int i = 0; i < 2; i++)
         test_field(&fields[i]);
+    test_asm_matches_c();
 
     /* Fr roots of unity: w_n has order exactly n. */
     for (unsigned log_n = 0; log_n <= 32; log_n++) {
