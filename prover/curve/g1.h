@@ -9,7 +9,9 @@
  *                infinity ZZ = 0. Cheapest mixed addition, used for
  *                Pippenger buckets.
  * Scalars are canonical little-endian 64-bit limbs (not Montgomery) unless
- * the function takes an fr_t.
+ * the function takes an fr_t. Output argument first; outputs may alias
+ * inputs unless a function says otherwise. Inputs are public, so the code
+ * is not constant-time.
  */
 #ifndef ZKB_G1_H
 #define ZKB_G1_H
@@ -44,6 +46,10 @@ bool g1_affine_is_on_curve(const g1_affine_t *p);
 bool g1_affine_in_subgroup(const g1_affine_t *p);
 bool g1_affine_eq(const g1_affine_t *a, const g1_affine_t *b);
 void g1_affine_neg(g1_affine_t *ret, const g1_affine_t *p);
+/* The point with abscissa x whose y has the zcash sign y_largest (see
+ * fp_is_lexicographically_largest): false (ret untouched) when x^3 + b is
+ * not a square, i.e. no point has this x. */
+bool g1_affine_from_x(g1_affine_t *ret, const fp_t *x, bool y_largest);
 
 void g1_jac_from_affine(g1_jac_t *ret, const g1_affine_t *p);
 void g1_jac_to_affine(g1_affine_t *ret, const g1_jac_t *p);
@@ -60,9 +66,19 @@ void g1_jac_add_mixed(g1_jac_t *ret, const g1_jac_t *a, const g1_affine_t *b);
 void g1_jac_mul(g1_jac_t *ret, const g1_jac_t *p, const uint64_t *k, size_t n);
 void g1_jac_mul_fr(g1_jac_t *ret, const g1_jac_t *p, const fr_t *k);
 
-/* Jacobian to affine for n points with one field inversion. Returns 0, or
- * -ENOMEM (out untouched) when scratch memory could not be had. out and in
- * must not overlap. */
+/* sigma(x, y) = (beta x, y), beta a cube root of unity in Fp: an
+ * endomorphism acting on G1 as [-x^2] (x the BLS parameter). */
+void g1_jac_sigma(g1_jac_t *ret, const g1_jac_t *p);
+/* In the order-r subgroup; as g1_affine_in_subgroup. */
+bool g1_jac_in_subgroup(const g1_jac_t *p);
+/* [1 - x]p: maps any point of E(Fp) into G1 (the hash-to-curve effective
+ * cofactor). */
+void g1_jac_clear_cofactor(g1_jac_t *ret, const g1_jac_t *p);
+
+/* Jacobian to affine for n points with one field inversion; infinity
+ * gives (0, 0). Returns 0, or -ENOMEM (out untouched) when scratch memory
+ * could not be had (the current code keeps its scratch in out and never
+ * fails). out and in must not overlap. */
 int g1_batch_to_affine(g1_affine_t *out, const g1_jac_t *in, size_t n);
 
 void g1_xyzz_from_affine(g1_xyzz_t *ret, const g1_affine_t *p);
