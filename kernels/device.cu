@@ -2,7 +2,7 @@
  * CUDA devices and errors: how many devices there are, what they are, how
  * much memory they have free, the runtime and driver versions, and the record
  * of the last failed CUDA call (kernels_last_error, fed by CUDA_CHECK in
- * cuda_check.h).
+ * cuda_check.cuh).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/cuda_check.h"
+#include "kernels/cuda_check.cuh"
 #include "kernels/kernels.h"
 
 /* One record per thread, like errno: GPU workers on several threads each

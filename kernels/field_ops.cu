@@ -10,7 +10,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/cuda_check.h"
+#include "kernels/cuda_check.cuh"
 #include "kernels/field.cuh"
 #include "kernels/kernels.h"
 

@@ -1,0 +1,84 @@
+/*
+ * zkbench: the command-line entry point. Dispatches to one command; only the
+ * harness prints, and every bad input ends in one error line and exit 2.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/bench_arith.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/selfcheck.h"
+#include "harness/sysinfo.h"
+
+static int version_main(void)
+{
+    sysinfo_t si;
+    sysinfo_read(&si);
+    printf("zkbench %s\n", si.commit);
+    printf("machine: %s, %d cores, %.1f GiB RAM, %s\n", si.cpu, si.cores,
+           (double)si.ram_bytes / (1u << 30), si.os);
+    printf("allocator: jemalloc %s\n", si.jemalloc);
+    if (si.gpus > 0)
+        printf("gpu: %d device(s), %s, %.1f GiB\n", si.gpus, si.gpu, (double)si.gpu_mem_bytes / (1u << 30));
+    else
+        printf("gpu: none\n");
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: zkbench COMMAND [options]\n"
+          "A memory-instrumented benchmark and diagnosis harness around a Groth16\n"
+          "prover over BLS12-381.\n\n"
+          "commands:\n"
+          "  selfcheck   known-answer checks of the field, curve, encoding and pairing code\n"
+          "  bench       arithmetic benchmark table (Fp, Fr, G1, G2, pairing)\n"
+          "  setup       Groth16 keys for a circuit (bellperson parameter file + vk)\n"
+          "  prove       prove K partitions of a circuit; writes proofs and public inputs\n"
+          "  verify      verify a proof file against a verifying key\n"
+          "  version     version, machine, allocator and GPU\n"
+          "  help        this text\n\n"
+          "zkbench COMMAND --help describes a command.\n",
+          f);
+}
+
+/* The field code of an x86-64 build uses BMI2/ADX instructions: say so
+ * instead of dying of SIGILL on a CPU without them. */
+static bool cpu_is_supported(void)
+{
+#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+#else
+    return true;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    if (!cpu_is_supported())
+        return cli_error(2, "this CPU lacks BMI2/ADX, which this build uses; rebuild with -Dasm=disabled");
+    if (argc < 2)
+        return cli_error(2, "no command given (zkbench help lists them)");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
+        return version_main();
+    if (strcmp(cmd, "selfcheck") == 0)
+        return selfcheck_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return bench_arith_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "setup") == 0)
+        return cmd_setup(argc - 1, argv + 1);
+    if (strcmp(cmd, "prove") == 0)
+        return cmd_prove(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify") == 0)
+        return cmd_verify(argc - 1, argv + 1);
+    return cli_error(2, "unknown command '%s' (commands: selfcheck, bench, setup, prove, verify, version, help)",
+                     cmd);
+}
