@@ -1,0 +1,403 @@
+/*
+ * The Groth16 prover (see groth16.h): the circuit's shape, the split
+ * prove_start / prove_finish API, and the proof encoding.
+ *
+ * prove_start, per partition:
+ *   a, b, c = A w, B w, C w over the domain (plus a_i = input_i for the
+ *     input constraints), tracked as MEM_KIND_ABC;
+ *   H: iNTT, coset NTT, (a b - c) / Z on the coset, coset iNTT (in place in
+ *     a; b and c freed as soon as they are consumed);
+ *   MSMs: H, L (aux), A and B_g1 (density-selected), on opts->threads;
+ *   b_g2 MSM on a background thread over a pending copy of the witness.
+ * prove_finish joins it and assembles, with random r, s:
+ *   A = alpha + sum w_j a_j + r delta
+ *   B = beta + sum w_j b_j + s delta          (G2, and B_g1 in G1)
+ *   C = sum aux_j l_j + sum h_i h_i' + s A + r B_g1 - r s delta
+ */
+#define _GNU_SOURCE
+#include "prover/groth16.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "prover/curve/encode.h"
+#include "prover/mem.h"
+#include "prover/msm.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- shape -------------------------------------------------------------- */
+
+size_t groth16_domain_size(const r1cs_t *cs)
+{
+    uint64_t need = cs->num_constraints + cs->num_inputs;
+    size_t n = 1;
+    while (n < need)
+        n <<= 1;
+    return n;
+}
+
+void groth16_shape_free(groth16_shape_t *s)
+{
+    if (!s)
+        return;
+    mem_free(s->density_a);
+    mem_free(s->density_b);
+    ntt_domain_free(&s->domain);
+    free(s);
+}
+
+int groth16_shape_new(groth16_shape_t **ret, const r1cs_t *cs)
+{
+    if (!cs || cs->num_inputs == 0)
+        return -EINVAL;
+    size_t n = groth16_domain_size(cs);
+    if (n > ((size_t)1 << NTT_MAX_LOG))
+        return -EINVAL;
+    groth16_shape_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    s->cs = cs;
+    s->n = n;
+    size_t words = r1cs_density_words(cs);
+    s->density_a = mem_calloc(MEM_KIND_CIRCUIT, -1, -1, words * sizeof(uint64_t));
+    s->density_b = mem_calloc(MEM_KIND_CIRCUIT, -1, -1, words * sizeof(uint64_t));
+    int rc = -ENOMEM;
+    if (!s->density_a || !s->density_b)
+        goto fail;
+    uint64_t ni, na;
+    if ((rc = r1cs_density(s->density_a, &ni, &na, cs, R1CS_A)) < 0)
+        goto fail;
+    /* the input constraints put every input into A */
+    for (uint32_t j = 0; j < cs->num_inputs; j++)
+        s->density_a[j / 64] |= (uint64_t)1 << (j % 64);
+    s->n_a = cs->num_inputs + na;
+    if ((rc = r1cs_density(s->density_b, &ni, &na, cs, R1CS_B)) < 0)
+        goto fail;
+    s->n_b = ni + na;
+    if ((rc = ntt_domain_init(&s->domain, n, NTT_DOMAIN_TWIDDLES, -1, -1)) < 0)
+        goto fail;
+    *ret = s;
+    return 0;
+fail:
+    groth16_shape_free(s);
+    return rc;
+}
+
+int groth16_params_check(const groth16_params_t *pk, const groth16_shape_t *shape, char *msg, size_t cap)
+{
+    const r1cs_t *cs = shape->cs;
+    const char *what = NULL;
+    size_t have = 0, want = 0;
+    if (pk->vk.n_ic != cs->num_inputs)
+        what = "ic", have = pk->vk.n_ic, want = cs->num_inputs;
+    else if (pk->n_h != shape->n - 1)
+        what = "h", have = pk->n_h, want = shape->n - 1;
+    else if (pk->n_l != cs->num_aux)
+        what = "l", have = pk->n_l, want = cs->num_aux;
+    else if (pk->n_a != shape->n_a)
+        what = "a", have = pk->n_a, want = shape->n_a;
+    else if (pk->n_b_g1 != shape->n_b)
+        what = "b_g1", have = pk->n_b_g1, want = shape->n_b;
+    else if (pk->n_b_g2 != shape->n_b)
+        what = "b_g2", have = pk->n_b_g2, want = shape->n_b;
+    if (what) {
+        snprintf(msg, cap, "the parameters belong to another circuit: %s has %zu points, this circuit needs %zu",
+                 what, have, want);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* ---- proving ------------------------------------------------------------ */
+
+void groth16_prove_opts_default(struct groth16_prove_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->proof = -1;
+    o->partition = -1;
+    o->dealloc = DEALLOC_SYNC;
+    o->split = true;
+}
+
+struct groth16_pending {
+    const groth16_params_t *pk;
+    const groth16_shape_t *shape;
+    struct groth16_prove_opts opts;
+    fr_t *w;                /* pending copy of the witness (b_g2 MSM) */
+    g1_jac_t a, b1, l, h;   /* G1 MSM results */
+    g2_jac_t b2;
+    int b2_rc;
+    double t_b2;
+    pthread_t thread;
+    bool thread_running;
+};
+
+static void msm_opts_for(struct msm_opts *m, const struct groth16_prove_opts *o)
+{
+    msm_opts_default(m);
+    m->threads = o->threads;
+    m->proof = o->proof;
+    m->partition = o->partition;
+}
+
+static int run_b2(groth16_pending_t *p)
+{
+    struct msm_opts m;
+    msm_opts_for(&m, &p->opts);
+    const r1cs_t *cs = p->shape->cs;
+    double t0 = now_s();
+    int rc = msm_g2(&p->b2, p->pk->b_g2, p->shape->n_b, p->w, r1cs_num_vars(cs), p->shape->density_b, &m);
+    p->t_b2 = now_s() - t0;
+    return rc;
+}
+
+static void *b2_thread(void *arg)
+{
+    groth16_pending_t *p = arg;
+    p->b2_rc = run_b2(p);
+    return NULL;
+}
+
+/* H's coefficients in a (n elements), from the witness. */
+static int compute_h(fr_t *a, const groth16_shape_t *shape, const fr_t *w, const struct groth16_prove_opts *o)
+{
+    const r1cs_t *cs = shape->cs;
+    size_t n = shape->n;
+    uint64_t m = cs->num_constraints;
+    fr_t *b = mem_alloc(MEM_KIND_ABC, o->proof, o->partition, n * sizeof(fr_t));
+    fr_t *c = mem_alloc(MEM_KIND_ABC, o->proof, o->partition, n * sizeof(fr_t));
+    int rc = -ENOMEM;
+    double t0 = now_s();
+    if (!b || !c)
+        goto done;
+    if ((rc = r1cs_eval(a, b, c, cs, w, o->threads)) < 0)
+        goto done;
+    if (o->times)
+        o->times->eval = now_s() - t0;
+    t0 = now_s();
+    /* input constraints: input_j * 0 = 0 */
+    for (uint32_t j = 0; j < cs->num_inputs; j++) {
+        a[m + j] = w[j];
+        b[m + j] = FR_ZERO;
+        c[m + j] = FR_ZERO;
+    }
+    size_t used = m + cs->num_inputs;
+    memset(a + used, 0, (n - used) * sizeof(fr_t));
+    memset(b + used, 0, (n - used) * sizeof(fr_t));
+    memset(c + used, 0, (n - used) * sizeof(fr_t));
+
+    const ntt_domain_t *d = &shape->domain;
+    if ((rc = ntt_inverse(d, a, o->threads)) < 0 || (rc = ntt_coset_forward(d, a, o->threads)) < 0 ||
+        (rc = ntt_inverse(d, b, o->threads)) < 0 || (rc = ntt_coset_forward(d, b, o->threads)) < 0)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        fr_mul(&a[i], &a[i], &b[i]);
+    mem_free(b);
+    b = NULL;
+    if ((rc = ntt_inverse(d, c, o->threads)) < 0 || (rc = ntt_coset_forward(d, c, o->threads)) < 0)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        fr_sub(&a[i], &a[i], &c[i]);
+        fr_mul(&a[i], &a[i], &d->z_coset_inv);
+    }
+    mem_free(c);
+    c = NULL;
+    rc = ntt_coset_inverse(d, a, o->threads);
+    if (o->times)
+        o->times->ntt = now_s() - t0;
+done:
+    mem_free(b);
+    mem_free(c);
+    return rc;
+}
+
+void groth16_pending_free(groth16_pending_t *p)
+{
+    if (!p)
+        return;
+    if (p->thread_running)
+        pthread_join(p->thread, NULL);
+    mem_free(p->w);
+    free(p);
+}
+
+int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, const groth16_shape_t *shape,
+                        const fr_t *w, const struct groth16_prove_opts *opts)
+{
+    const r1cs_t *cs = shape->cs;
+    if (!pk || !w || !fr_is_one(&w[0]) || pk->n_h != shape->n - 1 || pk->n_l != cs->num_aux ||
+        pk->vk.n_ic != cs->num_inputs || pk->n_a != shape->n_a || pk->n_b_g1 != shape->n_b ||
+        pk->n_b_g2 != shape->n_b)
+        return -EINVAL;
+    groth16_pending_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->pk = pk;
+    p->shape = shape;
+    p->opts = *opts;
+    const struct groth16_prove_opts *o = &p->opts;
+    uint64_t nv = r1cs_num_vars(cs);
+    int rc = -ENOMEM;
+
+    p->w = mem_alloc(MEM_KIND_PENDING, o->proof, o->partition, nv * sizeof(fr_t));
+    if (!p->w)
+        goto fail;
+    memcpy(p->w, w, nv * sizeof(fr_t));
+    if (o->split) {
+        if (pthread_create(&p->thread, NULL, b2_thread, p) == 0)
+            p->thread_running = true;
+        else
+            p->b2_rc = run_b2(p);
+    }
+
+    fr_t *h = mem_alloc(MEM_KIND_H, o->proof, o->partition, shape->n * sizeof(fr_t));
+    if (!h)
+        goto fail;
+    if ((rc = compute_h(h, shape, w, o)) < 0) {
+        mem_free(h);
+        goto fail;
+    }
+    struct msm_opts m;
+    msm_opts_for(&m, o);
+    groth16_times_t unused, *t = o->times ? o->times : &unused;
+    double t0 = now_s();
+    rc = msm_g1(&p->h, pk->h, pk->n_h, h, shape->n - 1, NULL, &m);
+    mem_free(h);
+    if (rc < 0)
+        goto fail;
+    t->msm_h = now_s() - t0;
+    t0 = now_s();
+    if ((rc = msm_g1(&p->l, pk->l, pk->n_l, w + cs->num_inputs, cs->num_aux, NULL, &m)) < 0)
+        goto fail;
+    t->msm_l = now_s() - t0;
+    t0 = now_s();
+    if ((rc = msm_g1(&p->a, pk->a, pk->n_a, w, nv, shape->density_a, &m)) < 0)
+        goto fail;
+    t->msm_a = now_s() - t0;
+    t0 = now_s();
+    if ((rc = msm_g1(&p->b1, pk->b_g1, pk->n_b_g1, w, nv, shape->density_b, &m)) < 0)
+        goto fail;
+    t->msm_b1 = now_s() - t0;
+    *ret = p;
+    return 0;
+fail:
+    groth16_pending_free(p);
+    return rc;
+}
+
+/* Uniform random Fr from the kernel's generator: the proof's blinding. */
+static void random_fr(fr_t *ret)
+{
+    for (;;) {
+        uint64_t v[4];
+        if (getrandom(v, sizeof v, 0) != (ssize_t)sizeof v)
+            continue;
+        v[3] &= 0x7fffffffffffffffull;
+        if (fr_from_limbs(ret, v) == 0)
+            return;
+    }
+}
+
+int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p)
+{
+    int rc;
+    double t_start = now_s();
+    if (p->thread_running) {
+        pthread_join(p->thread, NULL);
+        p->thread_running = false;
+    } else if (!p->opts.split) {
+        p->b2_rc = run_b2(p);
+    }
+    rc = p->b2_rc;
+    if (rc < 0) {
+        groth16_pending_free(p);
+        return rc;
+    }
+    const groth16_vk_t *vk = &p->pk->vk;
+    fr_t r, s, rs;
+    random_fr(&r);
+    random_fr(&s);
+    fr_mul(&rs, &r, &s);
+
+    g1_jac_t a, b1, c, t, delta1;
+    g2_jac_t b2, t2;
+    g1_jac_from_affine(&delta1, &vk->delta_g1);
+    /* A = alpha + msm + r delta */
+    g1_jac_mul_fr(&t, &delta1, &r);
+    g1_jac_add(&a, &p->a, &t);
+    g1_jac_add_mixed(&a, &a, &vk->alpha_g1);
+    /* B = beta + msm + s delta, in G2 and G1 */
+    g2_jac_from_affine(&t2, &vk->delta_g2);
+    g2_jac_mul_fr(&t2, &t2, &s);
+    g2_jac_add(&b2, &p->b2, &t2);
+    g2_jac_add_mixed(&b2, &b2, &vk->beta_g2);
+    g1_jac_mul_fr(&t, &delta1, &s);
+    g1_jac_add(&b1, &p->b1, &t);
+    g1_jac_add_mixed(&b1, &b1, &vk->beta_g1);
+    /* C = L + H + s A + r B1 - r s delta */
+    g1_jac_add(&c, &p->l, &p->h);
+    g1_jac_mul_fr(&t, &a, &s);
+    g1_jac_add(&c, &c, &t);
+    g1_jac_mul_fr(&t, &b1, &r);
+    g1_jac_add(&c, &c, &t);
+    g1_jac_mul_fr(&t, &delta1, &rs);
+    g1_jac_neg(&t, &t);
+    g1_jac_add(&c, &c, &t);
+
+    g1_jac_to_affine(&proof->a, &a);
+    g2_jac_to_affine(&proof->b, &b2);
+    g1_jac_to_affine(&proof->c, &c);
+
+    void *bufs[1] = {p->w};
+    p->w = NULL;
+    dealloc_release(bufs, 1, p->opts.dealloc);
+    if (p->opts.times) {
+        p->opts.times->msm_b2 = p->t_b2;
+        p->opts.times->finish = now_s() - t_start;
+    }
+    groth16_pending_free(p);
+    return 0;
+}
+
+int groth16_prove(groth16_proof_t *proof, const groth16_params_t *pk, const groth16_shape_t *shape,
+                  const fr_t *w, const struct groth16_prove_opts *opts)
+{
+    groth16_pending_t *p;
+    int rc = groth16_prove_start(&p, pk, shape, w, opts);
+    if (rc < 0)
+        return rc;
+    return groth16_prove_finish(proof, p);
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+void groth16_proof_write(uint8_t out[GROTH16_PROOF_BYTES], const groth16_proof_t *proof)
+{
+    encode_g1_write_compressed(out, &proof->a);
+    encode_g2_write_compressed(out + ENCODE_G1_COMPRESSED_BYTES, &proof->b);
+    encode_g1_write_compressed(out + ENCODE_G1_COMPRESSED_BYTES + ENCODE_G2_COMPRESSED_BYTES, &proof->c);
+}
+
+int groth16_proof_read(groth16_proof_t *proof, const uint8_t in[GROTH16_PROOF_BYTES])
+{
+    groth16_proof_t p;
+    int rc;
+    if ((rc = encode_g1_read(&p.a, in, ENCODE_G1_COMPRESSED_BYTES, 0)) < 0 ||
+        (rc = encode_g2_read(&p.b, in + ENCODE_G1_COMPRESSED_BYTES, ENCODE_G2_COMPRESSED_BYTES, 0)) < 0 ||
+        (rc = encode_g1_read(&p.c, in + ENCODE_G1_COMPRESSED_BYTES + ENCODE_G2_COMPRESSED_BYTES,
+                             ENCODE_G1_COMPRESSED_BYTES, 0)) < 0)
+        return rc;
+    *proof = p;
+    return 0;
+}

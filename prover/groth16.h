@@ -1,0 +1,154 @@
+/*
+ * Groth16 over BLS12-381 (Groth, "On the Size of Pairing-based
+ * Non-interactive Arguments", EUROCRYPT 2016), laid out as bellperson lays
+ * it out: the same QAP (with one extra constraint input_i * 0 = 0 per public
+ * input), the same proving-key queries, the same proof.
+ *
+ *   setup   groth16_setup: keys from seeded toxic waste (setup.c)
+ *   prove   groth16_prove_start / groth16_prove_finish, the split API of
+ *           production GPU provers, and groth16_prove on top (groth16.c)
+ *   verify  groth16_verify / groth16_verify_batch with a prepared key
+ *           (verify.c)
+ */
+#ifndef ZKB_GROTH16_H
+#define ZKB_GROTH16_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prover/curve/g1.h"
+#include "prover/curve/g2.h"
+#include "prover/curve/pairing.h"
+#include "prover/dealloc.h"
+#include "prover/ntt.h"
+#include "prover/params.h"
+#include "prover/r1cs.h"
+
+typedef struct {
+    g1_affine_t a;
+    g2_affine_t b;
+    g1_affine_t c;
+} groth16_proof_t;
+
+/* Bytes of a proof in bellperson's compressed encoding: A (48) || B (96) ||
+ * C (48). */
+#define GROTH16_PROOF_BYTES 192
+
+/* The QAP domain of a system: the power of two >= constraints + inputs. */
+size_t groth16_domain_size(const r1cs_t *cs);
+
+/*
+ * What Groth16 derives once from a circuit and shares across every proof:
+ * the domain, the NTT tables, and the density of the A columns (input
+ * constraints included, so every input is set) and B columns, which select
+ * the a, b_g1 and b_g2 query points. Tracked as MEM_KIND_CIRCUIT /
+ * MEM_KIND_NTT, part of the baseline.
+ */
+typedef struct {
+    const r1cs_t *cs;         /* borrowed: must outlive the shape */
+    size_t n;                 /* domain size */
+    uint64_t *density_a;      /* bit j: variable j has an a query point */
+    uint64_t *density_b;      /* bit j: variable j has b_g1/b_g2 points */
+    uint64_t n_a, n_b;        /* set bits */
+    ntt_domain_t domain;
+} groth16_shape_t;
+
+/* -EINVAL (empty system, domain over 2^NTT_MAX_LOG), -ENOMEM. */
+int groth16_shape_new(groth16_shape_t **ret, const r1cs_t *cs);
+/* NULL is accepted. */
+void groth16_shape_free(groth16_shape_t *shape);
+
+/*
+ * Proving and verifying keys for cs from toxic waste drawn from seed
+ * (tau, alpha, beta, gamma, delta: for tests and benchmarks only; a real
+ * ceremony never knows them). Fixed-base windowed multiplication on
+ * `threads` threads (0: all cores). *ret: free with params_free.
+ * -EINVAL (empty system, domain over 2^27), -ENOMEM.
+ */
+int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads);
+
+/* Does pk fit the circuit (query sizes match its domain and densities)?
+ * 0, or -EINVAL with a description in msg (cap bytes). */
+int groth16_params_check(const groth16_params_t *pk, const groth16_shape_t *shape, char *msg, size_t cap);
+
+/* ---- proving ---------------------------------------------------------- */
+
+/* Seconds spent in each stage of one proof (filled when the options ask
+ * for it): the stage breakdown of benchmarks and stages.csv. */
+typedef struct {
+    double eval;     /* a, b, c from the matrices */
+    double ntt;      /* the H computation */
+    double msm_h, msm_l, msm_a, msm_b1; /* G1 MSMs */
+    double msm_b2;   /* the G2 MSM (on its own thread when split) */
+    double finish;   /* prove_finish: join, assembly, release */
+} groth16_times_t;
+
+struct groth16_prove_opts {
+    unsigned threads;   /* CPU threads for NTT and MSM; 0: all cores */
+    groth16_times_t *times; /* NULL, or where to record the stage times */
+    int proof;          /* tags of the tracked buffers (-1: none) */
+    int partition;
+    enum dealloc_mode dealloc; /* how prove_finish releases the pending buffers */
+    bool split;         /* b_g2 MSM on a background thread (default) */
+};
+
+/* Defaults: all cores, split, synchronous release, tags -1. */
+void groth16_prove_opts_default(struct groth16_prove_opts *o);
+
+typedef struct groth16_pending groth16_pending_t;
+
+/*
+ * Everything up to the G1 MSMs: evaluates a, b, c from the shared matrices
+ * and the witness w (r1cs_num_vars(cs) elements: [1, inputs, aux]),
+ * computes H by NTT, runs the H, L, A and B_g1 MSMs, and starts the b_g2
+ * MSM on a background thread (opts->split; otherwise finish runs it). The
+ * pending handle owns a copy of what
+ * finishing needs (kind MEM_KIND_PENDING), so the caller may free w at once.
+ * Returns 0 and *ret, -EINVAL (w[0] != 1, pk does not fit cs), -ENOMEM.
+ */
+int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk,
+                        const groth16_shape_t *shape, const fr_t *w,
+                        const struct groth16_prove_opts *opts);
+/*
+ * Joins the b_g2 MSM, assembles the proof and releases the pending buffers
+ * as opts->dealloc says. Consumes p (also on failure). 0 or -ENOMEM.
+ */
+int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p);
+/* Frees a pending handle without finishing (joins its thread first). */
+void groth16_pending_free(groth16_pending_t *p);
+/* start + finish. */
+int groth16_prove(groth16_proof_t *proof, const groth16_params_t *pk, const groth16_shape_t *shape,
+                  const fr_t *w, const struct groth16_prove_opts *opts);
+
+/* ---- verifying -------------------------------------------------------- */
+
+typedef struct {
+    const groth16_vk_t *vk;     /* borrowed: must outlive the prepared key */
+    g2_prepared_t neg_gamma;
+    g2_prepared_t neg_delta;
+    g2_prepared_t neg_beta;
+} groth16_pvk_t;
+
+/* Prepares vk (heap, ~60 KiB); free with groth16_pvk_free (NULL ok). */
+int groth16_pvk_new(groth16_pvk_t **ret, const groth16_vk_t *vk);
+void groth16_pvk_free(groth16_pvk_t *pvk);
+
+/*
+ * 1 when proof verifies for the public inputs (n_inputs = vk->n_ic - 1, the
+ * ONE excluded), 0 when it does not, -EINVAL for a wrong input count.
+ */
+int groth16_verify(const groth16_pvk_t *pvk, const groth16_proof_t *proof, const fr_t *inputs,
+                   size_t n_inputs);
+/* All n proofs at once (a random linear combination: one final
+ * exponentiation); inputs holds n * n_inputs elements, proof k's at
+ * k * n_inputs. 1 when all verify, 0 when any does not. */
+int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs, const fr_t *inputs,
+                         size_t n, size_t n_inputs);
+
+/* Encodings of a proof (compressed, bellperson order). read: 0 or an
+ * ENCODE_ERR_* code (prover/curve/encode.h). */
+void groth16_proof_write(uint8_t out[GROTH16_PROOF_BYTES], const groth16_proof_t *proof);
+int groth16_proof_read(groth16_proof_t *proof, const uint8_t in[GROTH16_PROOF_BYTES]);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * Timings of the Pippenger MSM: G1 at 2^14, 2^16, 2^18 and G2 at 2^14,
+ * 2^16 points with uniformly random scalars, at 1 and 2 threads, the best
+ * of a few runs. A benchmark, not a test: it asserts nothing.
+ * Arguments (optional): a group (g1, g2), a log2 size and a thread count
+ * to time just that case, e.g. `bench_msm g1 16 2`; a fourth argument
+ * forces the window.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "prover/curve/g1.h"
+#include "prover/curve/g2.h"
+#include "prover/msm.h"
+#include "tests/common.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Random points: four random multiples of the generator, then running
+ * sums with them (much cheaper than a scalar multiplication per point). */
+#define RAND_BASES(CURVE, GEN)                                                \
+    static CURVE##_affine_t *CURVE##_bases(size_t n)                          \
+    {                                                                         \
+        CURVE##_affine_t *out = malloc(n * sizeof *out);                      \
+        CURVE##_jac_t *jac = malloc(n * sizeof *jac), g, q[4];                \
+        if (!out || !jac)                                                     \
+            abort();                                                          \
+        CURVE##_jac_from_affine(&g, &GEN);                                    \
+        for (int i = 0; i < 4; i++) {                                         \
+            fr_t k;                                                           \
+            test_rand_fr(&k);                                                 \
+            CURVE##_jac_mul_fr(&q[i], &g, &k);                                \
+        }                                                                     \
+        jac[0] = q[0];                                                        \
+        for (size_t i = 1; i < n; i++)                                        \
+            CURVE##_jac_add(&jac[i], &jac[i - 1], &q[test_rand_below(4)]);    \
+        CURVE##_batch_to_affine(out, jac, n);                                 \
+        free(jac);                                                            \
+        return out;                                                           \
+    }
+RAND_BASES(g1, G1_GENERATOR)
+RAND_BASES(g2, G2_GENERATOR)
+
+static fr_t *scalars;
+static g1_affine_t *b1;
+static g2_affine_t *b2;
+
+static double time_one(bool g2, size_t n, unsigned threads, unsigned window, int reps)
+{
+    struct msm_opts o;
+    msm_opts_default(&o);
+    o.threads = threads;
+    o.window = window;
+    double best = 0;
+    for (int r = 0; r < reps; r++) {
+        g1_jac_t r1;
+        g2_jac_t r2;
+        double t0 = now_s();
+        int rc = g2 ? msm_g2(&r2, b2, n, scalars, n, NULL, &o)
+                    : msm_g1(&r1, b1, n, scalars, n, NULL, &o);
+        double dt = now_s() - t0;
+        if (rc < 0)
+            return -1;
+        if (r == 0 || dt < best)
+            best = dt;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    test_init("bench_msm");
+    size_t max_n = (size_t)1 << 18;
+    scalars = malloc(max_n * sizeof *scalars);
+    if (!scalars)
+        return 1;
+    for (size_t i = 0; i < max_n; i++)
+        test_rand_fr(&scalars[i]);
+
+    if (argc >= 4) {
+        bool g2 = strcmp(argv[1], "g2") == 0;
+        size_t n = (size_t)1 << atoi(argv[2]);
+        if (n > max_n) {
+            fprintf(stderr, "bench_msm: at most 2^18 points\n");
+            return 1;
+        }
+        unsigned window = argc >= 5 ? (unsigned)atoi(argv[4]) : 0;
+        if (g2)
+            b2 = g2_bases(n);
+        else
+            b1 = g1_bases(n);
+        double t = time_one(g2, n, (unsigned)atoi(argv[3]), window, 3);
+        printf("%s 2^%s threads %s window %u: %.4f s\n", g2 ? "G2" : "G1", argv[2], argv[3],
+               window, t);
+        return 0;
+    }
+
+    b1 = g1_bases(max_n);
+    b2 = g2_bases((size_t)1 << 16);
+    printf("%-6s %-6s %10s %10s %8s\n", "group", "log n", "1 thr s", "2 thr s", "speedup");
+    static const struct {
+        bool g2;
+        unsigned log_n;
+    } cases[] = {{false, 14}, {false, 16}, {false, 18}, {true, 14}, {true, 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = (size_t)1 << cases[i].log_n;
+        int reps = cases[i].log_n >= 18 ? 2 : 3;
+        double t1 = time_one(cases[i].g2, n, 1, 0, reps);
+        double t2 = time_one(cases[i].g2, n, 2, 0, reps);
+        printf("%-6s %-6u %10.4f %10.4f %8.2f\n", cases[i].g2 ? "G2" : "G1", cases[i].log_n,
+               t1, t2, t1 / t2);
+    }
+    return 0;
+}
