@@ -6,5 +6,9 @@
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

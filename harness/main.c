@@ -38,6 +38,10 @@ static void usage(FILE *f)
           "  setup       Groth16 keys for a circuit (bellperson parameter file + vk)\n"
           "  prove       prove K partitions of a circuit; writes proofs and public inputs\n"
           "  verify      verify a proof file against a verifying key\n"
+          "  batch       N proofs under chosen parallelism, recording where memory went\n"
+          "  analyze     diagnose a run: leak, retention, held-too-long, queue-pileup, capacity\n"
+          "  plot        draw a run's memory with gnuplot (PNG and SVG)\n"
+          "  check       regression gate of a run against a baseline (CI)\n"
           "  version     version, machine, allocator and GPU\n"
           "  help        this text\n\n"
           "zkbench COMMAND --help describes a command.\n",
@@ -79,6 +83,14 @@ int main(int argc, char **argv)
         return cmd_prove(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)
         return cmd_verify(argc - 1, argv + 1);
-    return cli_error(2, "unknown command '%s' (commands: selfcheck, bench, setup, prove, verify, version, help)",
+    if (strcmp(cmd, "batch") == 0)
+        return cmd_batch(argc - 1, argv + 1);
+    if (strcmp(cmd, "analyze") == 0)
+        return cmd_analyze(argc - 1, argv + 1);
+    if (strcmp(cmd, "plot") == 0)
+        return cmd_plot(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 1, argv + 1);
+    return cli_error(2, "unknown command '%s' (zkbench help lists the commands)",
                      cmd);
 }

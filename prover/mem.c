@@ -61,13 +61,14 @@ void mem_set_events(bool on)
 }
 
 static void mem_emit(uint64_t id, enum mem_kind kind, int device, int proof, int partition,
-                     uint64_t bytes, bool is_free)
+                     uint64_t bytes, bool is_free, bool is_use)
 {
     if (!sink_fn || !atomic_load_explicit(&events_on, memory_order_relaxed))
         return;
     struct mem_event ev = {
         .id = id, .bytes = bytes, .t_ns = mem_now_ns(), .kind = kind,
         .device = device, .proof = proof, .partition = partition, .is_free = is_free,
+        .is_use = is_use,
     };
     sink_fn(sink_ctx, &ev);
 }
@@ -79,7 +80,7 @@ uint64_t mem_note_alloc(enum mem_kind kind, int device, int proof, int partition
     uint64_t id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&live_bytes[kind], bytes, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_allocs, 1, memory_order_relaxed);
-    mem_emit(id, kind, device, proof, partition, bytes, false);
+    mem_emit(id, kind, device, proof, partition, bytes, false, false);
     return id;
 }
 
@@ -89,7 +90,7 @@ void mem_note_free(uint64_t id, enum mem_kind kind, int device, int proof, int p
         kind = MEM_KIND_OTHER;
     atomic_fetch_sub_explicit(&live_bytes[kind], bytes, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_frees, 1, memory_order_relaxed);
-    mem_emit(id, kind, device, proof, partition, bytes, true);
+    mem_emit(id, kind, device, proof, partition, bytes, true, false);
 }
 
 void *mem_alloc(enum mem_kind kind, int proof, int partition, size_t bytes)
@@ -153,4 +154,14 @@ void mem_counts(uint64_t *allocs, uint64_t *frees)
 uint64_t mem_bad_frees(void)
 {
     return atomic_load(&n_bad_frees);
+}
+
+void mem_touch(void *p)
+{
+    if (!p)
+        return;
+    struct mem_header *h = (struct mem_header *)((unsigned char *)p - MEM_HEADER_BYTES);
+    if (h->magic != MEM_MAGIC)
+        return;
+    mem_emit(h->id, (enum mem_kind)h->kind, MEM_HOST, h->proof, h->partition, h->bytes, false, true);
 }

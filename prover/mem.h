@@ -57,6 +57,7 @@ struct mem_event {
     int proof;         /* -1: not tied to a proof (params, circuit) */
     int partition;     /* -1: not tied to a partition */
     bool is_free;
+    bool is_use;       /* mem_touch: the buffer's contents were last used now */
 };
 
 /* Receives every event, on the allocating/freeing thread; must be cheap and
@@ -77,6 +78,11 @@ void mem_free(void *p);
 uint64_t mem_bad_frees(void);
 /* Zeroed variant of mem_alloc. */
 void *mem_calloc(enum mem_kind kind, int proof, int partition, size_t bytes);
+
+/* Marks the last use of a mem_alloc buffer's contents (an event with
+ * is_use set): the time between this and the free is memory held after its
+ * last use. NULL is ignored. */
+void mem_touch(void *p);
 
 /* Records memory obtained elsewhere; returns the buffer id to pass to
  * mem_note_free. */

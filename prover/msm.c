@@ -27,10 +27,10 @@
 #define MSM_SCALAR_BITS 256
 /* Batch-affine accumulation: buckets per window from which it is used,
  * the largest batch, and the batch as a share of the buckets (a larger
- * share sends more points to the XYZZ fallback). */
+ * share defers more points whose bucket is already in the batch). */
 #define MSM_AFFINE_MIN_BUCKETS ((size_t)1 << 9)
 #define MSM_MAX_BATCH ((size_t)1 << 10)
-#define MSM_BATCH_SHARE 4
+#define MSM_BATCH_SHARE 2
 
 /* Bucket states of the batch-affine accumulation. */
 #define MSM_B_VALID 1u   /* the affine bucket holds a point */
@@ -67,16 +67,41 @@ static size_t ceil_div(size_t a, size_t b)
     return (a + b - 1) / b;
 }
 
-/* Window bits for n points: the minimum of a cost model counting
- * additions, ceil(256/c) windows of (n accumulations + 2^(c-1) buckets of
- * reduction, each about three times the cost of an accumulation). */
+/* Batch size for windows of c bits: 0 where the batch-affine path does
+ * not pay (see msm_point_cost). */
+static size_t msm_batch_size(unsigned c)
+{
+    size_t nb = (size_t)1 << (c - 1);
+    if (nb < MSM_AFFINE_MIN_BUCKETS)
+        return 0;
+    size_t b = nb / MSM_BATCH_SHARE;
+    return b > MSM_MAX_BATCH ? MSM_MAX_BATCH : b;
+}
+
+/* Cost model in field multiplications (measured on x86-64 for G1; G2's
+ * ratios are close): an XYZZ mixed addition ~11; a batched affine
+ * addition ~8 plus the few points that fall back to XYZZ plus its share
+ * of one inversion (~1170 multiplications by Fermat); a bucket of the
+ * reduction ~25 (a mixed and a full XYZZ addition). */
+static double msm_point_cost(size_t batch)
+{
+    double xyzz = 11.0;
+    if (batch == 0)
+        return xyzz;
+    double affine = 8.2 + 1170.0 / (double)batch;
+    return affine < xyzz ? affine : xyzz;
+}
+
+/* Window bits for n points: the minimum of the model over ceil(256/c)
+ * windows of n accumulations and 2^(c-1) buckets of reduction. */
 static unsigned msm_choose_window(size_t n)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= 18; c++) {
         double nw = (double)ceil_div(MSM_SCALAR_BITS, c);
-        double cost = nw * ((double)n + 3.0 * (double)((size_t)1 << (c - 1)));
+        double cost = nw * ((double)n * msm_point_cost(msm_batch_size(c)) +
+                            25.0 * (double)((size_t)1 << (c - 1)));
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
@@ -133,12 +158,10 @@ static int msm_plan_init(struct msm_plan *pl, size_t n_bases, const fr_t *scalar
     pl->part_len = ceil_div(pl->n_points, pl->parts);
     pl->n_tasks = pl->n_windows * pl->parts;
     pl->workers = pl->threads < pl->n_tasks ? pl->threads : pl->n_tasks;
-    size_t nb = (size_t)1 << (pl->window - 1);
-    if (nb >= MSM_AFFINE_MIN_BUCKETS) {
-        pl->batch = nb / MSM_BATCH_SHARE;
-        if (pl->batch > MSM_MAX_BATCH)
-            pl->batch = MSM_MAX_BATCH;
-        pl->affine_min = 4 * pl->batch;
+    size_t batch = msm_batch_size(pl->window);
+    if (msm_point_cost(batch) < msm_point_cost(0)) {
+        pl->batch = batch;
+        pl->affine_min = 4 * batch;
     }
     pl->n_chunks = ceil_div(n_scalars, MSM_PREP_CHUNK);
     return 0;

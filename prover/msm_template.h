@@ -23,10 +23,11 @@
  * "A survey of elliptic curves for proof systems", 2022, and the ZPrize
  * 2022 CPU submissions): an affine addition with a shared inversion costs
  * about 6 multiplications against 10 for an XYZZ mixed addition. A point
- * whose bucket already waits in the current batch, or whose x equals the
- * bucket's (doubling or cancellation), is added to a second, XYZZ bucket
- * instead (g1_xyzz_add_mixed is complete), so the batch never stalls on a
- * hot bucket (skewed scalars). Small tasks, where the inversion would not
+ * whose bucket already waits in the current batch is deferred to the next
+ * batch; one that meets a pending bucket again (a hot bucket: skewed
+ * scalars), or whose x equals the bucket's (doubling or cancellation),
+ * is added to a second, XYZZ bucket instead (xyzz_add_mixed is complete),
+ * so the batch never stalls. Small tasks, where the inversion would not
  * pay for itself, use the XYZZ buckets alone.
  */
 #define MSM_CAT_(a, b) a##_##b
@@ -56,13 +57,15 @@ struct MSM_FN(slot) {
     MC_AFFINE_T *pt;         /* batch: the (signed) point to add */
     uint32_t *bucket;        /* batch: its bucket */
     FE_T *den, *pref;        /* batch: x2 - x1 and prefix products */
+    MC_AFFINE_T *dpt;        /* deferred: points whose bucket was pending */
+    uint32_t *dbucket;       /* deferred: their buckets */
 };
 
 static size_t MSM_FN(slot_size)(size_t nb, size_t batch)
 {
     size_t s = nb * (sizeof(MC_AFFINE_T) + sizeof(MC_XYZZ_T) + 1);
     s = (s + 63) & ~(size_t)63;
-    s += batch * (sizeof(MC_AFFINE_T) + 2 * sizeof(FE_T) + sizeof(uint32_t));
+    s += batch * (2 * sizeof(MC_AFFINE_T) + 2 * sizeof(FE_T) + 2 * sizeof(uint32_t));
     return (s + 63) & ~(size_t)63;
 }
 
@@ -79,7 +82,11 @@ static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb
     p += batch * sizeof(FE_T);
     s->pref = (FE_T *)p;
     p += batch * sizeof(FE_T);
+    s->dpt = (MC_AFFINE_T *)p;
+    p += batch * sizeof(MC_AFFINE_T);
     s->bucket = (uint32_t *)p;
+    p += batch * sizeof(uint32_t);
+    s->dbucket = (uint32_t *)p;
     p += batch * sizeof(uint32_t);
     s->state = p;
 }
@@ -102,7 +109,10 @@ static void MSM_FN(prepare_chunk)(void *arg, size_t t)
             continue;
         uint64_t *s = pl->limbs + 4 * k;
         fr_to_limbs(s, &pl->scalars[i]);
-        if (s[0] == 1 && !(s[1] | s[2] | s[3])) {
+        if (MC_FN(affine_is_infinity)(&ctx->bases[k])) {
+            /* contributes nothing: skipped here once, not in every window */
+            s[0] = s[1] = s[2] = s[3] = 0;
+        } else if (s[0] == 1 && !(s[1] | s[2] | s[3])) {
             /* scalar 1: the base goes straight into the sum */
             MC_FN(xyzz_add_mixed)(&acc, &acc, &ctx->bases[k]);
             s[0] = 0;
@@ -151,6 +161,66 @@ static void MSM_FN(flush)(struct MSM_FN(slot) *s, size_t m)
     }
 }
 
+/* The batch being filled, and the points deferred to the next one. */
+struct MSM_FN(batch) {
+    struct MSM_FN(slot) *s;
+    size_t cap, m, nd;
+};
+
+static void MSM_FN(batch_add)(struct MSM_FN(batch) *bt, const MC_AFFINE_T *p, uint32_t b,
+                              bool may_defer);
+
+/* Runs the batch, then queues the deferred points into the next one: their
+ * buckets are free again. A deferred point meeting a pending bucket a
+ * second time (several points for one hot bucket) goes to the XYZZ bucket. */
+static void MSM_FN(batch_flush)(struct MSM_FN(batch) *bt)
+{
+    struct MSM_FN(slot) *s = bt->s;
+    MSM_FN(flush)(s, bt->m);
+    bt->m = 0;
+    size_t nd = bt->nd;
+    bt->nd = 0;
+    for (size_t i = 0; i < nd; i++)
+        MSM_FN(batch_add)(bt, &s->dpt[i], s->dbucket[i], false);
+}
+
+/* bucket b += p through the batch: the first point of a bucket is stored,
+ * later ones queued; a point for a bucket already in the batch waits for
+ * the next batch (when may_defer and there is room) or goes to the XYZZ
+ * bucket, as does one with the bucket's x (doubling or cancellation). */
+static void MSM_FN(batch_add)(struct MSM_FN(batch) *bt, const MC_AFFINE_T *p, uint32_t b,
+                              bool may_defer)
+{
+    struct MSM_FN(slot) *s = bt->s;
+    unsigned char st = s->state[b];
+    if (!(st & MSM_B_VALID)) {
+        s->aff[b] = *p;
+        s->state[b] = MSM_B_VALID;
+        return;
+    }
+    if (st & MSM_B_PENDING) {
+        if (may_defer && bt->nd < bt->cap) {
+            s->dpt[bt->nd] = *p;
+            s->dbucket[bt->nd] = b;
+            bt->nd++;
+        } else {
+            MC_FN(xyzz_add_mixed)(&s->xyzz[b], &s->xyzz[b], p);
+        }
+        return;
+    }
+    if (FE(eq)(&s->aff[b].x, &p->x)) {
+        MC_FN(xyzz_add_mixed)(&s->xyzz[b], &s->xyzz[b], p);
+        return;
+    }
+    size_t m = bt->m;
+    s->pt[m] = *p;
+    s->bucket[m] = b;
+    FE(sub)(&s->den[m], &p->x, &s->aff[b].x);
+    s->state[b] = MSM_B_VALID | MSM_B_PENDING;
+    if (++bt->m == bt->cap)
+        MSM_FN(batch_flush)(bt);
+}
+
 /* Window w over the bases [lo, hi) into the slot's buckets, then the
  * weighted bucket sum into *out. */
 static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, size_t task)
@@ -170,14 +240,12 @@ static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, si
     if (affine)
         memset(s->state, 0, nb);
 
-    size_t m = 0;
+    struct MSM_FN(batch) bt = {s, pl->batch, 0, 0};
     for (size_t k = lo; k < hi; k++) {
         int d = msm_digit(pl->limbs + 4 * k, w, c);
         if (d == 0)
             continue;
-        const MC_AFFINE_T *base = &ctx->bases[k];
-        if (MC_FN(affine_is_infinity)(base))
-            continue;
+        const MC_AFFINE_T *base = &ctx->bases[k]; /* not infinity: see prepare */
         size_t b = (size_t)(d < 0 ? -d : d) - 1;
         MC_AFFINE_T p;
         p.x = base->x;
@@ -185,29 +253,15 @@ static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, si
             FE(neg)(&p.y, &base->y);
         else
             p.y = base->y;
-        if (!affine) {
+        if (affine)
+            MSM_FN(batch_add)(&bt, &p, (uint32_t)b, true);
+        else
             MC_FN(xyzz_add_mixed)(&s->xyzz[b], &s->xyzz[b], &p);
-            continue;
-        }
-        unsigned char st = s->state[b];
-        if (!(st & MSM_B_VALID)) {
-            s->aff[b] = p;
-            s->state[b] = MSM_B_VALID;
-        } else if ((st & MSM_B_PENDING) || FE(eq)(&s->aff[b].x, &p.x)) {
-            MC_FN(xyzz_add_mixed)(&s->xyzz[b], &s->xyzz[b], &p);
-        } else {
-            s->pt[m] = p;
-            s->bucket[m] = (uint32_t)b;
-            FE(sub)(&s->den[m], &p.x, &s->aff[b].x);
-            s->state[b] = MSM_B_VALID | MSM_B_PENDING;
-            if (++m == pl->batch) {
-                MSM_FN(flush)(s, m);
-                m = 0;
-            }
-        }
     }
-    if (affine)
-        MSM_FN(flush)(s, m);
+    if (affine) {
+        MSM_FN(batch_flush)(&bt);
+        MSM_FN(flush)(s, bt.m); /* the re-queued deferred points */
+    }
 
     /* sum_b (b+1) B_b = sum over b of the running sum of buckets >= b */
     MC_XYZZ_T run = zero_xyzz, sum = zero_xyzz;

@@ -2,6 +2,7 @@
 #include "prover/circuit/circuit.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,9 @@ static void porep_destroy_cb(circuit_t *c)
     porep_free(c->impl);
 }
 
-static int circuit_porep(circuit_t *c, const char *spec, unsigned partitions, char *err, size_t cap)
+static int porep_spec(porep_params_t *params, const char *spec, unsigned partitions, char *err, size_t cap)
 {
-    porep_params_t params;
-    int rc = porep_parse_spec(&params, spec);
+    int rc = porep_parse_spec(params, spec);
     if (rc == -ERANGE) {
         snprintf(err, cap, "circuit '%s': a value is out of range (constraints 2^10..2^27, partitions 1..%d, "
                  "depth 1..%d)", spec, POREP_MAX_PARTITIONS, POREP_MAX_DEPTH);
@@ -38,8 +38,17 @@ static int circuit_porep(circuit_t *c, const char *spec, unsigned partitions, ch
             snprintf(err, cap, "partitions %u out of range 1..%d", partitions, POREP_MAX_PARTITIONS);
             return -ERANGE;
         }
-        params.partitions = partitions;
+        params->partitions = partitions;
     }
+    return 0;
+}
+
+static int circuit_porep(circuit_t *c, const char *spec, unsigned partitions, char *err, size_t cap)
+{
+    porep_params_t params;
+    int rc = porep_spec(&params, spec, partitions, err, cap);
+    if (rc < 0)
+        return rc;
     porep_t *p;
     rc = porep_build(&p, &params);
     if (rc < 0) {
@@ -58,6 +67,11 @@ static int circuit_porep(circuit_t *c, const char *spec, unsigned partitions, ch
     return 0;
 }
 
+static bool is_porep(const char *spec)
+{
+    return strcmp(spec, "porep") == 0 || strncmp(spec, "porep:", 6) == 0;
+}
+
 int circuit_from_spec(circuit_t **ret, const char *spec, unsigned partitions, char *err, size_t cap)
 {
     circuit_t *c = calloc(1, sizeof *c);
@@ -66,7 +80,7 @@ int circuit_from_spec(circuit_t **ret, const char *spec, unsigned partitions, ch
         return -ENOMEM;
     }
     int rc;
-    if (strcmp(spec, "porep") == 0 || strncmp(spec, "porep:", 6) == 0) {
+    if (is_porep(spec)) {
         rc = circuit_porep(c, spec, partitions, err, cap);
     } else {
         snprintf(err, cap, "unknown circuit '%s' (known: porep:constraints=2^N,...)", spec);
@@ -78,6 +92,16 @@ int circuit_from_spec(circuit_t **ret, const char *spec, unsigned partitions, ch
     }
     *ret = c;
     return 0;
+}
+
+int circuit_check_spec(const char *spec, unsigned partitions, char *err, size_t cap)
+{
+    if (is_porep(spec)) {
+        porep_params_t params;
+        return porep_spec(&params, spec, partitions, err, cap);
+    }
+    snprintf(err, cap, "unknown circuit '%s' (known: porep:constraints=2^N,...)", spec);
+    return -EINVAL;
 }
 
 void circuit_free(circuit_t *c)

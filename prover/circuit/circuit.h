@@ -36,6 +36,8 @@ struct circuit {
 int circuit_from_spec(circuit_t **ret, const char *spec, unsigned partitions, char *err, size_t cap);
 /* NULL is accepted. */
 void circuit_free(circuit_t *c);
+/* Checks a spec without building anything: 0, or as circuit_from_spec. */
+int circuit_check_spec(const char *spec, unsigned partitions, char *err, size_t cap);
 
 /* The witness of a partition in a buffer tracked as MEM_KIND_AUX for
  * (proof, partition); free with mem_free. */

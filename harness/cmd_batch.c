@@ -1,0 +1,580 @@
+/*
+ * `zkbench batch`: runs N proofs of a circuit through the pipeline
+ * (pipeline.h) under the chosen parallelism while the sampler records every
+ * memory layer, and writes the run's files (README: "Files of a run").
+ * Bad arguments are refused with one line and exit 2 before any work.
+ * Exit: 0 done, 1 a proof failed to verify or the prover failed, 130
+ * interrupted by SIGINT/SIGTERM (files complete up to that point).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <jemalloc/jemalloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/param_cache.h"
+#include "harness/pipeline.h"
+#include "harness/run_files.h"
+#include "harness/sampler.h"
+#include "harness/sysinfo.h"
+#include "kernels/kernels.h"
+#include "prover/mem.h"
+#include "prover/parallel.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    if (stop_requested) {
+        /* a second signal: stop now; every row written so far is flushed */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    stop_requested = 1;
+}
+
+struct batch_opts {
+    struct pipeline_config pc;
+    const char *circuit, *params, *out, *backend;
+    unsigned sample_ms;
+    char inject_text[512];
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: zkbench batch [options]\n"
+          "Runs N Groth16 proofs (each P partitions) under the chosen parallelism and\n"
+          "records where memory went: samples.csv, buffers.csv, stages.csv, proofs.csv\n"
+          "and run.json in --out DIR (see README: Files of a run).\n"
+          "  --count N               proofs (default 4)\n"
+          "  --concurrency J         proofs in flight at most (default 1)\n"
+          "  --partitions P          partitions per proof (default 10)\n"
+          "  --circuit SPEC          default porep:constraints=2^12\n"
+          "  --pw P                  synthesis workers (default 2)\n"
+          "  --gpu-workers W         prover workers per device (CPU backend: in total; default 1)\n"
+          "  --gpu-queue Q           synthesized partitions waiting for a prover worker (default W)\n"
+          "  --finish-workers F      finish-stage threads (default 2)\n"
+          "  --no-split              monolithic prove (b_g2 MSM inline) instead of the split API\n"
+          "  --dealloc MODE          sync | async | async-serial (default async)\n"
+          "  --trim MODE             none | partition | proof: ask jemalloc to purge (default none)\n"
+          "  --threads T             CPU threads per prover stage (default: all cores)\n"
+          "  --backend B             cpu | gpu | auto (default auto)\n"
+          "  --params FILE           parameter file (default: the cache, ZKBENCH_PARAMS_DIR)\n"
+          "  --out DIR               output folder (default results/runs/<UTC timestamp>)\n"
+          "  --sample-ms MS          sampler period (default 10; 0: no sampler thread)\n"
+          "  --no-verify             do not verify the proofs\n"
+          "  --seed S                witness seed (default 1)\n"
+          "  --inject FAULT          plant a fault (repeatable): leak:KIND[:EVERY], hold:KIND:MS,\n"
+          "                          serial-dealloc:MS, no-purge, pileup\n",
+          f);
+}
+
+static int kind_by_name(const char *name)
+{
+    for (int k = 0; k < MEM_KIND_COUNT; k++)
+        if (strcmp(mem_kind_name((enum mem_kind)k), name) == 0)
+            return k;
+    return -1;
+}
+
+/* One --inject value into the faults (and dealloc settings). */
+static bool parse_inject(struct batch_opts *o, const char *text)
+{
+    struct pipeline_faults *f = &o->pc.faults;
+    char buf[128];
+    if (strlen(text) >= sizeof buf)
+        goto bad;
+    strcpy(buf, text);
+    char *save = NULL, *what = strtok_r(buf, ":", &save), *a1 = strtok_r(NULL, ":", &save),
+         *a2 = strtok_r(NULL, ":", &save), *extra = strtok_r(NULL, ":", &save);
+    uint64_t v;
+    if (!what || extra)
+        goto bad;
+    if (strcmp(what, "leak") == 0 && a1) {
+        if ((f->leak_kind = kind_by_name(a1)) < 0 || f->leak_kind >= MEM_KIND_GPU_PARAMS)
+            return cli_error(2, "batch: --inject leak:KIND: unknown host kind '%s'", a1), false;
+        f->leak_every = 1;
+        if (a2) {
+            if (!cli_parse_u64(&v, "batch", "inject leak EVERY", a2))
+                return false;
+            if (v == 0 || v > 1000000)
+                return cli_error(2, "batch: --inject leak:KIND:EVERY needs EVERY in 1..1000000"), false;
+            f->leak_every = (unsigned)v;
+        }
+    } else if (strcmp(what, "hold") == 0 && a1 && a2) {
+        if ((f->hold_kind = kind_by_name(a1)) < 0 || f->hold_kind >= MEM_KIND_GPU_PARAMS)
+            return cli_error(2, "batch: --inject hold:KIND:MS: unknown host kind '%s'", a1), false;
+        if (!cli_parse_u64(&v, "batch", "inject hold MS", a2))
+            return false;
+        if (v > 3600000)
+            return cli_error(2, "batch: --inject hold:KIND:MS needs MS <= 3600000"), false;
+        f->hold_ms = (unsigned)v;
+    } else if (strcmp(what, "serial-dealloc") == 0 && a1 && !a2) {
+        if (!cli_parse_u64(&v, "batch", "inject serial-dealloc MS", a1))
+            return false;
+        if (v > 3600000)
+            return cli_error(2, "batch: --inject serial-dealloc:MS needs MS <= 3600000"), false;
+        o->pc.dealloc = DEALLOC_ASYNC_SERIAL;
+        dealloc_set_delay_ms((unsigned)v);
+    } else if (strcmp(what, "no-purge") == 0 && !a1) {
+        f->no_purge = true;
+    } else if (strcmp(what, "pileup") == 0 && !a1) {
+        f->pileup = true;
+    } else {
+        goto bad;
+    }
+    size_t len = strlen(o->inject_text);
+    snprintf(o->inject_text + len, sizeof o->inject_text - len, "%s%s", len ? "," : "", text);
+    return true;
+bad:
+    cli_error(2, "batch: --inject '%s' is not one of leak:KIND[:EVERY], hold:KIND:MS, serial-dealloc:MS, "
+                 "no-purge, pileup", text);
+    return false;
+}
+
+static bool parse_count(unsigned *out, const char *name, const char *text, uint64_t max)
+{
+    uint64_t v;
+    if (!cli_parse_u64(&v, "batch", name, text))
+        return false;
+    if (v == 0 || v > max) {
+        cli_error(2, "batch: --%s must be 1..%llu, got %s", name, (unsigned long long)max, text);
+        return false;
+    }
+    *out = (unsigned)v;
+    return true;
+}
+
+/* Parses argv; returns -1 to go on, else the exit status. */
+static int parse_args(struct batch_opts *o, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"count", required_argument, NULL, 'n'},      {"concurrency", required_argument, NULL, 'j'},
+        {"partitions", required_argument, NULL, 'P'}, {"circuit", required_argument, NULL, 'c'},
+        {"pw", required_argument, NULL, 'p'},         {"gpu-workers", required_argument, NULL, 'g'},
+        {"gpu-queue", required_argument, NULL, 'q'},  {"finish-workers", required_argument, NULL, 'f'},
+        {"no-split", no_argument, NULL, 'S'},         {"dealloc", required_argument, NULL, 'd'},
+        {"trim", required_argument, NULL, 'T'},       {"threads", required_argument, NULL, 't'},
+        {"backend", required_argument, NULL, 'b'},    {"params", required_argument, NULL, 'k'},
+        {"out", required_argument, NULL, 'o'},        {"sample-ms", required_argument, NULL, 'm'},
+        {"no-verify", no_argument, NULL, 'V'},        {"seed", required_argument, NULL, 's'},
+        {"inject", required_argument, NULL, 'i'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct pipeline_config *pc = &o->pc;
+    memset(o, 0, sizeof *o);
+    pc->count = 4;
+    pc->concurrency = 1;
+    pc->partitions = 10;
+    pc->pw = 2;
+    pc->gpu_workers = 1;
+    pc->finish_workers = 2;
+    pc->split = true;
+    pc->verify = true;
+    pc->dealloc = DEALLOC_ASYNC;
+    pc->trim = TRIM_NONE;
+    pc->seed = 1;
+    pc->faults.leak_kind = pc->faults.hold_kind = -1;
+    o->circuit = "porep:constraints=2^12";
+    o->backend = "auto";
+    o->sample_ms = 10;
+    bool queue_set = false;
+    uint64_t v;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n': if (!parse_count(&pc->count, "count", optarg, 1000000)) return 2; break;
+        case 'j': if (!parse_count(&pc->concurrency, "concurrency", optarg, 4096)) return 2; break;
+        case 'P': if (!parse_count(&pc->partitions, "partitions", optarg, 1024)) return 2; break;
+        case 'p': if (!parse_count(&pc->pw, "pw", optarg, 1024)) return 2; break;
+        case 'g': if (!parse_count(&pc->gpu_workers, "gpu-workers", optarg, 256)) return 2; break;
+        case 'f': if (!parse_count(&pc->finish_workers, "finish-workers", optarg, 256)) return 2; break;
+        case 'q':
+            if (!parse_count(&pc->gpu_queue, "gpu-queue", optarg, 4096))
+                return 2;
+            queue_set = true;
+            break;
+        case 'c': o->circuit = optarg; break;
+        case 'S': pc->split = false; break;
+        case 'V': pc->verify = false; break;
+        case 'k': o->params = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'd':
+            if (strcmp(optarg, "sync") == 0)
+                pc->dealloc = DEALLOC_SYNC;
+            else if (strcmp(optarg, "async") == 0)
+                pc->dealloc = DEALLOC_ASYNC;
+            else if (strcmp(optarg, "async-serial") == 0)
+                pc->dealloc = DEALLOC_ASYNC_SERIAL;
+            else
+                return cli_error(2, "batch: --dealloc must be sync, async or async-serial, got '%s'", optarg);
+            break;
+        case 'T':
+            if (strcmp(optarg, "none") == 0)
+                pc->trim = TRIM_NONE;
+            else if (strcmp(optarg, "partition") == 0)
+                pc->trim = TRIM_PARTITION;
+            else if (strcmp(optarg, "proof") == 0)
+                pc->trim = TRIM_PROOF;
+            else
+                return cli_error(2, "batch: --trim must be none, partition or proof, got '%s'", optarg);
+            break;
+        case 'b':
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "auto"))
+                return cli_error(2, "batch: --backend must be cpu, gpu or auto, got '%s'", optarg);
+            o->backend = optarg;
+            break;
+        case 't':
+            if (!cli_parse_u64(&v, "batch", "threads", optarg))
+                return 2;
+            if (v > 1024)
+                return cli_error(2, "batch: --threads must be at most 1024, got %s", optarg);
+            pc->threads = (unsigned)v;
+            break;
+        case 'm':
+            if (!cli_parse_u64(&v, "batch", "sample-ms", optarg))
+                return 2;
+            if (v > 60000)
+                return cli_error(2, "batch: --sample-ms must be at most 60000, got %s", optarg);
+            o->sample_ms = (unsigned)v;
+            break;
+        case 's':
+            if (!cli_parse_u64(&pc->seed, "batch", "seed", optarg))
+                return 2;
+            break;
+        case 'i':
+            if (!parse_inject(o, optarg))
+                return 2;
+            break;
+        case 'h': usage(stdout); return 0;
+        default: return cli_bad_option("batch", argc, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_error(2, "batch: unexpected argument '%s' (see zkbench batch --help)", argv[optind]);
+    if (!queue_set)
+        pc->gpu_queue = pc->gpu_workers;
+    if (pc->concurrency > pc->count)
+        pc->concurrency = pc->count;
+    return -1;
+}
+
+/* ---- console ---------------------------------------------------------------- */
+
+struct console {
+    bool tty;
+    sampler_t *sampler;
+    double t0;
+    unsigned last_done;
+};
+
+static void fmt_gib(char *out, size_t cap, uint64_t bytes)
+{
+    snprintf(out, cap, "%.2f GiB", (double)bytes / (double)(1ull << 30));
+}
+
+static void console_progress(void *ctx, unsigned done, unsigned count)
+{
+    struct console *c = ctx;
+    sample_t x = {0};
+    uint64_t ticks = 0, peak = 0;
+    double med = 0;
+    if (c->sampler) {
+        sampler_latest(c->sampler, &x);
+        sampler_stats(c->sampler, &ticks, &med, &peak);
+    } else {
+        sysinfo_rss(&x.rss, &peak);
+    }
+    double el = cli_now() - c->t0;
+    char rss[32], pk[32];
+    fmt_gib(rss, sizeof rss, x.rss);
+    fmt_gib(pk, sizeof pk, peak);
+    if (c->tty) {
+        char eta[32] = "--";
+        if (done > 0 && done < count)
+            snprintf(eta, sizeof eta, "%.0f s", el / done * (count - done));
+        printf("\rproofs %u/%u  RSS %s  peak %s  %.2f s/proof  ETA %s   ", done, count, rss, pk,
+               done ? el / done : 0.0, eta);
+        fflush(stdout);
+    } else if (done != c->last_done) {
+        printf("proofs %u/%u done at %.1f s, RSS %s, peak %s\n", done, count, el, rss, pk);
+        fflush(stdout);
+    }
+    c->last_done = done;
+}
+
+/* The sampler's after_tick: buffers.csv rows once per tick. */
+static void drain_buffers(void *ctx)
+{
+    run_files_drain(ctx);
+}
+
+/* ---- run.json --------------------------------------------------------------- */
+
+static const char *dealloc_name(enum dealloc_mode m)
+{
+    return m == DEALLOC_SYNC ? "sync" : m == DEALLOC_ASYNC ? "async" : "async-serial";
+}
+
+static const char *trim_name(enum pipeline_trim t)
+{
+    return t == TRIM_NONE ? "none" : t == TRIM_PARTITION ? "partition" : "proof";
+}
+
+static json_t *json_config(const struct batch_opts *o, const char *backend, const char *spec,
+                           const char *params_path)
+{
+    const struct pipeline_config *pc = &o->pc;
+    return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:s}",
+                     "count", pc->count, "concurrency", pc->concurrency, "partitions", pc->partitions,
+                     "circuit", o->circuit, "circuit_resolved", spec, "pw", pc->pw, "gpu_workers",
+                     pc->gpu_workers, "gpu_queue", pc->gpu_queue, "finish_workers", pc->finish_workers,
+                     "split", pc->split, "dealloc", dealloc_name(pc->dealloc), "trim", trim_name(pc->trim),
+                     "threads", pc->threads ? pc->threads : parallel_default_threads(), "backend", backend,
+                     "params", params_path, "sample_ms", o->sample_ms, "verify", pc->verify,
+                     "seed", (json_int_t)pc->seed, "inject", o->inject_text);
+}
+
+static json_t *json_machine(const sysinfo_t *si)
+{
+    return json_pack("{s:s, s:i, s:I, s:s, s:i, s:s, s:I}", "cpu", si->cpu, "cores", si->cores, "ram_bytes",
+                     (json_int_t)si->ram_bytes, "os", si->os, "gpus", si->gpus, "gpu", si->gpu,
+                     "gpu_mem_bytes", (json_int_t)si->gpu_mem_bytes);
+}
+
+static json_t *json_versions(const sysinfo_t *si)
+{
+    int rt = 0, drv = 0;
+    char cuda[64] = "none";
+    if (kernels_cuda_version(&rt, &drv) == 0)
+        snprintf(cuda, sizeof cuda, "runtime %d.%d, driver %d.%d", rt / 1000, rt % 1000 / 10, drv / 1000,
+                 drv % 1000 / 10);
+    return json_pack("{s:s, s:s, s:s}", "commit", si->commit, "jemalloc", si->jemalloc, "cuda", cuda);
+}
+
+static json_t *json_baseline(const sample_t *b)
+{
+    uint64_t tracked = 0;
+    for (int k = 0; k < MEM_KIND_COUNT; k++)
+        tracked += b->live[k];
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rss", (json_int_t)b->rss, "rss_anon",
+                     (json_int_t)b->rss_anon, "rss_file", (json_int_t)b->rss_file, "je_allocated",
+                     (json_int_t)b->je_allocated, "je_active", (json_int_t)b->je_active, "je_resident",
+                     (json_int_t)b->je_resident, "gpu_used", (json_int_t)b->gpu_used, "tracked",
+                     (json_int_t)tracked);
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+int cmd_batch(int argc, char **argv)
+{
+    struct batch_opts o;
+    int rc = parse_args(&o, argc, argv);
+    if (rc >= 0)
+        return rc;
+    char err[1024];
+
+    /* everything checkable is checked before any work */
+    if (circuit_check_spec(o.circuit, o.pc.partitions, err, sizeof err) < 0)
+        return cli_error(2, "batch: %s", err);
+    if (o.params && access(o.params, R_OK) != 0)
+        return cli_error(2, "batch: --params %s: cannot read: %s", o.params, strerror(errno));
+    int gpus = 0;
+    kernels_device_count(&gpus);
+    const char *backend = "cpu";
+    if (strcmp(o.backend, "gpu") == 0) {
+        if (gpus == 0)
+            return cli_error(2, "batch: --backend gpu: no CUDA device (%s)", kernels_last_error());
+        return cli_error(2, "batch: --backend gpu: the GPU prover backend is not part of this build yet");
+    }
+    if (strcmp(o.backend, "auto") == 0 && gpus > 0)
+        fprintf(stderr, "zkbench: batch: the GPU prover backend is not part of this build yet; using the CPU\n");
+    char out_dir[4096];
+    if (o.out) {
+        snprintf(out_dir, sizeof out_dir, "%s", o.out);
+    } else {
+        time_t now = time(NULL);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+        snprintf(out_dir, sizeof out_dir, "results/runs/%s", stamp);
+    }
+
+    double t0 = cli_now();
+    run_files_t *rf = NULL;
+    if (run_files_open(&rf, out_dir, t0, err, sizeof err) < 0)
+        return cli_error(2, "batch: %s", err);
+    mem_set_sink(run_files_mem_sink, rf);
+    sysinfo_t si;
+    sysinfo_read(&si);
+
+    int status = 1;
+    circuit_t *circ = NULL;
+    groth16_shape_t *shape = NULL;
+    groth16_params_t *pk = NULL;
+    groth16_pvk_t *pvk = NULL;
+    pipeline_t *pl = NULL;
+    sampler_t *sampler = NULL;
+    json_t *root = NULL;
+    char params_path[4096] = "";
+    if (o.pc.faults.no_purge) {
+        /* retention planted: freed pages stay with the allocator */
+        ssize_t never = -1;
+        mallctl("arenas.dirty_decay_ms", NULL, NULL, &never, sizeof never);
+        mallctl("arenas.muzzy_decay_ms", NULL, NULL, &never, sizeof never);
+    }
+
+    if ((rc = circuit_from_spec(&circ, o.circuit, o.pc.partitions, err, sizeof err)) < 0) {
+        status = cli_error(2, "batch: %s", err);
+        goto done;
+    }
+    if ((rc = groth16_shape_new(&shape, circ->r1cs)) < 0) {
+        cli_error(1, "batch: cannot prepare the circuit: %s", strerror(-rc));
+        goto done;
+    }
+    bool generated = false;
+    double tp = cli_now();
+    if (o.params) {
+        params_error_t perr;
+        snprintf(params_path, sizeof params_path, "%s", o.params);
+        if ((rc = params_read(&pk, o.params, 0, o.pc.threads, &perr)) < 0) {
+            status = cli_error(2, "batch: %s", perr.msg);
+            goto done;
+        }
+        if (groth16_params_check(pk, shape, err, sizeof err) < 0) {
+            status = cli_error(2, "batch: %s: %s", o.params, err);
+            goto done;
+        }
+    } else if ((rc = param_cache_load(&pk, circ, shape, o.pc.threads, &generated, params_path,
+                                      sizeof params_path, err, sizeof err)) < 0) {
+        status = cli_error(rc == -EINVAL ? 2 : 1, "batch: %s", err);
+        goto done;
+    }
+    printf("zkbench batch: %u proofs x %u partitions of %s on the %s backend\n", o.pc.count, o.pc.partitions,
+           circ->spec, backend);
+    printf("parameters %s (%s in %.1f s)\n", params_path, generated ? "generated" : "loaded", cli_now() - tp);
+    if ((rc = groth16_pvk_new(&pvk, &pk->vk)) < 0) {
+        cli_error(1, "batch: out of memory");
+        goto done;
+    }
+
+    struct console con = {.tty = isatty(STDOUT_FILENO)};
+    struct pipeline_env env = {.circ = circ, .pk = pk, .shape = shape, .pvk = pvk, .rf = rf, .t0 = t0,
+                               .stop_flag = &stop_requested, .progress = console_progress,
+                               .progress_ctx = &con};
+    if ((rc = pipeline_new(&pl, &o.pc, &env)) < 0) {
+        cli_error(1, "batch: out of memory");
+        goto done;
+    }
+    struct sampler_config sc = {.period_ms = o.sample_ms, .pid = 0, .gpu = strcmp(backend, "gpu") == 0,
+                                .t0 = t0, .occupancy = pipeline_occupancy, .ctx = pl,
+                                .after_tick = drain_buffers, .tick_ctx = rf};
+    sample_t base;
+    if (o.sample_ms) {
+        if ((rc = sampler_start(&sampler, &sc, run_files_samples(rf))) < 0) {
+            cli_error(1, "batch: cannot start the sampler: %s", strerror(-rc));
+            goto done;
+        }
+        sampler_read(sampler, &base);
+    } else {
+        memset(&base, 0, sizeof base);
+        sysinfo_rss(&base.rss, &base.hwm);
+    }
+
+    root = json_object();
+    json_object_set_new(root, "config", json_config(&o, backend, circ->spec, params_path));
+    json_object_set_new(root, "machine", json_machine(&si));
+    json_object_set_new(root, "versions", json_versions(&si));
+    json_object_set_new(root, "status", json_string("running"));
+    json_object_set_new(root, "interrupted", json_false());
+    json_object_set_new(root, "baseline", json_baseline(&base));
+    run_files_write_json(rf, root);
+
+    con.sampler = sampler;
+    con.t0 = cli_now();
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    struct pipeline_result res;
+    rc = pipeline_run(pl, &res);
+    if (con.tty)
+        printf("\n");
+
+    uint64_t ticks = 0, peak = base.rss;
+    double med_tick = 0;
+    if (sampler) {
+        sampler_stats(sampler, &ticks, &med_tick, &peak);
+        sampler_stop(sampler);
+        sampler = NULL;
+    }
+    uint64_t rss_now = 0, hwm = 0;
+    if (sysinfo_rss(&rss_now, &hwm) == 0 && hwm > peak)
+        peak = hwm;
+    run_files_drain(rf);
+
+    double s_per_proof = res.proofs_done ? res.wall_s / res.proofs_done : 0;
+    double per_min = res.wall_s > 0 ? res.proofs_done / res.wall_s * 60.0 : 0;
+    json_t *summary = json_pack(
+        "{s:I, s:I, s:f, s:f, s:i, s:i, s:f, s:{s:f, s:f, s:f}, s:{s:I, s:f}}", "baseline_rss",
+        (json_int_t)base.rss, "peak_rss", (json_int_t)peak, "s_per_proof", s_per_proof, "proofs_per_min", per_min,
+        "proofs_done", res.proofs_done, "proofs_failed", res.proofs_failed, "wall_s", res.wall_s, "proof_wall_ms",
+        "avg", res.proof_ms_avg, "min", res.proof_ms_min, "max", res.proof_ms_max, "sampler", "ticks",
+        (json_int_t)ticks, "median_tick_us", med_tick);
+    json_object_set_new(root, "summary", summary);
+    json_object_set_new(root, "interrupted", json_boolean(res.interrupted));
+    const char *st = res.interrupted ? "interrupted" : (rc < 0 || res.proofs_failed) ? "failed" : "complete";
+    json_object_set_new(root, "status", json_string(st));
+    if (rc < 0)
+        json_object_set_new(root, "error", json_string(strerror(-rc)));
+    run_files_write_json(rf, root);
+
+    char b1[32], b2[32], b3[32];
+    fmt_gib(b1, sizeof b1, base.rss);
+    fmt_gib(b2, sizeof b2, peak);
+    fmt_gib(b3, sizeof b3, peak - (peak > base.rss ? base.rss : peak));
+    printf("\n%s: %u of %u proofs%s\n", res.interrupted ? "interrupted" : "done", res.proofs_done, o.pc.count,
+           res.proofs_failed ? " (some FAILED verification)" : o.pc.verify ? ", all verified" : ", not verified");
+    printf("  proof wall time  avg %.2f s, min %.2f s, max %.2f s\n", res.proof_ms_avg / 1e3,
+           res.proof_ms_min / 1e3, res.proof_ms_max / 1e3);
+    printf("  throughput       %.2f proofs/min, %.2f s/proof (%.1f s in all)\n", per_min, s_per_proof, res.wall_s);
+    printf("  memory           baseline RSS %s, peak RSS %s (+%s)\n", b1, b2, b3);
+    if (ticks)
+        printf("  sampler          %llu ticks every %u ms, median tick %.0f us\n", (unsigned long long)ticks,
+               o.sample_ms, med_tick);
+    printf("  files            %s/\n", out_dir);
+    if (rc < 0)
+        status = cli_error(1, "batch: the prover failed: %s", strerror(-rc));
+    else if (res.proofs_failed)
+        status = cli_error(1, "batch: %u proof(s) did not verify", res.proofs_failed);
+    else
+        status = res.interrupted ? 130 : 0;
+done:
+    sampler_stop(sampler);
+    pipeline_free(pl);
+    groth16_pvk_free(pvk);
+    params_free(pk);
+    groth16_shape_free(shape);
+    circuit_free(circ);
+    dealloc_drain();
+    if (rf) {
+        if (root && !json_object_get(root, "summary")) {
+            json_object_set_new(root, "status", json_string("failed"));
+            run_files_write_json(rf, root);
+        }
+        mem_set_sink(NULL, NULL);
+        run_files_close(rf);
+    }
+    json_decref(root);
+    return status;
+}

@@ -1,0 +1,283 @@
+/*
+ * CSV reader for run files: the whole file is read at once, split into
+ * lines and fields (no quoting: run files hold numbers and plain words), and
+ * checked against the header. See run_csv.h.
+ */
+#include "harness/run_csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool in_list(const char *const *list, const char *name)
+{
+    for (; list && *list; list++)
+        if (strcmp(*list, name) == 0)
+            return true;
+    return false;
+}
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int read_all(char **ret, size_t *len, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -errno;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(f);
+        return -ENOMEM;
+    }
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        char *nb = realloc(buf, 2 * cap + 1);
+        if (!nb) {
+            free(buf);
+            fclose(f);
+            return -ENOMEM;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int rc = ferror(f) ? -EIO : 0;
+    fclose(f);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *ret = buf;
+    *len = n;
+    return 0;
+}
+
+/* Splits line (NUL-terminated, modified in place) at commas; returns the
+ * field count, at most max (counting further fields without storing). */
+static size_t split(char *line, char **fields, size_t max)
+{
+    size_t n = 0;
+    char *p = line;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (n < max)
+            fields[n] = p;
+        n++;
+        if (!comma)
+            return n;
+        p = comma + 1;
+    }
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Parses one data row into row r; returns 0, or -EINVAL with err set. */
+static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const char *const *empty_ok, char **fields,
+                     char *err, size_t errlen)
+{
+    size_t n = split(line, fields, c->ncols + 1);
+    if (n != c->ncols)
+        return fail(err, errlen, -EINVAL, "%s:%zu: %zu fields, the header has %zu", c->path, lineno, n, c->ncols);
+    for (size_t j = 0; j < c->ncols; j++) {
+        char *f = trim(fields[j]);
+        double *dst = &c->num[r * c->ncols + j];
+        if (c->is_text[j]) {
+            *dst = NAN;
+            if (!(c->text[r * c->ncols + j] = strdup(f)))
+                return fail(err, errlen, -ENOMEM, "%s: out of memory", c->path);
+            continue;
+        }
+        if (*f == '\0') {
+            if (!in_list(empty_ok, c->names[j]))
+                return fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", c->path, lineno,
+                            c->names[j]);
+            *dst = NAN;
+            continue;
+        }
+        char *end;
+        errno = 0;
+        double v = strtod(f, &end);
+        if (*end || errno == ERANGE || !isfinite(v))
+            return fail(err, errlen, -EINVAL, "%s:%zu: column %s is '%.40s', expected a number", c->path, lineno,
+                        c->names[j], f);
+        *dst = v;
+    }
+    return 0;
+}
+
+int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, const char *const *text_cols,
+                 const char *const *empty_ok, char *err, size_t errlen)
+{
+    run_csv_t c = {0};
+    char *buf = NULL, **fields = NULL;
+    size_t len = 0;
+    int rc = read_all(&buf, &len, path);
+    if (rc < 0)
+        return fail(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
+    if (!(c.path = strdup(path))) {
+        rc = -ENOMEM;
+        goto oom;
+    }
+    if (memchr(buf, '\0', len)) {
+        /* A file cut by a crash can end in zero bytes: treat them as the end. */
+        len = strlen(buf);
+    }
+    /* Header. */
+    char *p = buf, *nl = strchr(p, '\n');
+    if (len == 0 || !nl) {
+        rc = fail(err, errlen, -EINVAL, "%s: %s, expected a header line", path, len == 0 ? "empty file" : "no complete header line");
+        goto done;
+    }
+    *nl = '\0';
+    size_t hn = split(p, NULL, 0);
+    c.ncols = hn;
+    c.names = calloc(hn, sizeof *c.names);
+    c.is_text = calloc(hn, sizeof *c.is_text);
+    fields = calloc(hn + 1, sizeof *fields);
+    if (!c.names || !c.is_text || !fields)
+        goto oom;
+    split(p, fields, hn);
+    for (size_t j = 0; j < hn; j++) {
+        char *name = trim(fields[j]);
+        if (*name == '\0') {
+            rc = fail(err, errlen, -EINVAL, "%s:1: header column %zu is empty", path, j + 1);
+            goto done;
+        }
+        for (size_t k = 0; k < j; k++)
+            if (strcmp(c.names[k], name) == 0) {
+                rc = fail(err, errlen, -EINVAL, "%s:1: header names column '%s' twice", path, name);
+                goto done;
+            }
+        if (!(c.names[j] = strdup(name)))
+            goto oom;
+        c.is_text[j] = in_list(text_cols, name);
+    }
+    for (const char *const *r = required; r && *r; r++)
+        if (run_csv_col(&c, *r) < 0) {
+            rc = fail(err, errlen, -EINVAL, "%s:1: header lacks column '%s' (is this a zkbench run file?)", path, *r);
+            goto done;
+        }
+    /* Rows: count lines first. */
+    p = nl + 1;
+    size_t lines = 0;
+    for (char *q = p; *q; q++)
+        if (*q == '\n')
+            lines++;
+    lines++; /* a last line without newline */
+    c.num = malloc(lines * hn * sizeof *c.num);
+    c.text = calloc(lines * hn, sizeof *c.text);
+    if (!c.num || !c.text)
+        goto oom;
+    size_t lineno = 1;
+    while (*p) {
+        lineno++;
+        nl = strchr(p, '\n');
+        bool complete = nl != NULL;
+        if (nl)
+            *nl = '\0';
+        char *line = p;
+        p = nl ? nl + 1 : p + strlen(p);
+        if (*trim(line) == '\0')
+            continue; /* blank line */
+        char tmp_err[256];
+        rc = parse_row(&c, c.nrows, line, lineno, empty_ok, fields, tmp_err, sizeof tmp_err);
+        if (rc == -ENOMEM) {
+            snprintf(err, errlen, "%s", tmp_err);
+            c.nrows++; /* so that run_csv_free frees the row's text */
+            goto done;
+        }
+        if (rc < 0) {
+            for (size_t j = 0; j < hn; j++) { /* the rejected row's text */
+                free(c.text[c.nrows * hn + j]);
+                c.text[c.nrows * hn + j] = NULL;
+            }
+            if (!complete) {
+                /* The partial row of a killed writer. */
+                c.dropped_tail = true;
+                c.tail_line = lineno;
+                rc = 0;
+                break;
+            }
+            snprintf(err, errlen, "%s", tmp_err);
+            goto done;
+        }
+        c.nrows++;
+    }
+    rc = 0;
+    *ret = c;
+    free(buf);
+    free(fields);
+    return 0;
+oom:
+    rc = fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+done:
+    free(buf);
+    free(fields);
+    run_csv_free(&c);
+    return rc;
+}
+
+void run_csv_free(run_csv_t *c)
+{
+    if (!c)
+        return;
+    if (c->text) {
+        for (size_t i = 0; i < c->nrows * c->ncols; i++)
+            free(c->text[i]);
+    }
+    for (size_t j = 0; c->names && j < c->ncols; j++)
+        free(c->names[j]);
+    free(c->names);
+    free(c->is_text);
+    free(c->num);
+    free(c->text);
+    free(c->path);
+    memset(c, 0, sizeof *c);
+}
+
+int run_csv_col(const run_csv_t *c, const char *name)
+{
+    for (size_t j = 0; j < c->ncols; j++)
+        if (c->names[j] && strcmp(c->names[j], name) == 0)
+            return (int)j;
+    return -1;
+}
+
+double run_csv_num(const run_csv_t *c, size_t row, int col)
+{
+    if (col < 0 || row >= c->nrows)
+        return NAN;
+    return c->num[row * c->ncols + (size_t)col];
+}
+
+const char *run_csv_text(const run_csv_t *c, size_t row, int col)
+{
+    if (col < 0 || row >= c->nrows || !c->text[row * c->ncols + (size_t)col])
+        return "";
+    return c->text[row * c->ncols + (size_t)col];
+}

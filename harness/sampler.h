@@ -1,0 +1,78 @@
+/*
+ * The sampler: a thread that, every tick, reads every memory layer of one
+ * process in the same tick and appends a row to samples.csv (README: "Files
+ * of a run"): RSS, RssAnon, RssFile (libproc2), VmHWM (/proc/PID/status,
+ * kept open), jemalloc's stats after one epoch refresh (mallctl names
+ * resolved once to MIBs), GPU memory, tracked live bytes per kind, and the
+ * pipeline's occupancy counters. For another process (zkbench watch) only
+ * the process and GPU columns are filled; the rest stay empty.
+ */
+#ifndef ZKB_SAMPLER_H
+#define ZKB_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "prover/mem.h"
+
+/* Pipeline occupancy, in samples.csv order. */
+enum sampler_occ {
+    SAMPLER_Q_SYNTH,
+    SAMPLER_N_SYNTH,
+    SAMPLER_Q_GPU,
+    SAMPLER_N_GPU,
+    SAMPLER_N_FINISH,
+    SAMPLER_N_DEALLOC,
+    SAMPLER_PARTITIONS_DONE,
+    SAMPLER_PROOFS_DONE,
+    SAMPLER_OCC_COUNT
+};
+
+typedef struct {
+    double t_ms;
+    uint64_t rss, rss_anon, rss_file, hwm;
+    uint64_t je_allocated, je_active, je_resident, je_mapped, je_retained, je_metadata;
+    uint64_t je_dirty, je_muzzy;
+    uint64_t gpu_used;
+    uint64_t live[MEM_KIND_COUNT];
+    uint64_t occ[SAMPLER_OCC_COUNT];
+    uint64_t smaps_pss, smaps_anon, smaps_swap; /* with smaps_rollup only */
+    double tick_us;
+} sample_t;
+
+struct sampler_config {
+    unsigned period_ms;  /* >= 1 */
+    pid_t pid;           /* 0: this process (all columns) */
+    bool gpu;            /* read device memory (creates a CUDA context per GPU) */
+    bool smaps_rollup;   /* add Pss/Anonymous/Swap from /proc/PID/smaps_rollup */
+    double t0;           /* the run's start, cli_now() seconds: t_ms = 0 there */
+    /* this process only: fills the occupancy counters */
+    void (*occupancy)(void *ctx, uint64_t occ[SAMPLER_OCC_COUNT]);
+    void *ctx;
+    /* called in the sampler thread after each row (e.g. draining the buffer
+     * log); its time is not part of tick_us */
+    void (*after_tick)(void *tick_ctx);
+    void *tick_ctx;
+};
+
+typedef struct sampler sampler_t;
+
+/* Writes the samples.csv header to csv, takes a first sample at once and
+ * starts the thread. csv stays the caller's (not closed). 0 or -errno
+ * (-ESRCH: no such process). */
+int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv);
+/* Takes one last sample, stops and frees the sampler; NULL accepted. */
+void sampler_stop(sampler_t *s);
+/* Reads one sample now without writing it (baseline, progress line). */
+int sampler_read(sampler_t *s, sample_t *out);
+/* The latest written sample. */
+void sampler_latest(sampler_t *s, sample_t *out);
+/* Statistics so far: ticks written, median tick cost, peak RSS seen. */
+void sampler_stats(sampler_t *s, uint64_t *ticks, double *median_tick_us, uint64_t *peak_rss);
+/* Sample of the process at pid alone, once, with no thread (watch's
+ * starting point, tests). */
+int sampler_probe(pid_t pid, uint64_t *rss);
+
+#endif

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Checks the files of a zkbench batch run for consistency (tests only).
+
+  check_run.py RUN_DIR [--complete] [--killed]
+
+- every CSV has the documented header and whole rows (a run killed with
+  SIGKILL may end in the middle of nothing: rows are written whole);
+- sample times increase; occupancy counters are non-negative integers;
+- the tracked live bytes of each sample equal the bytes of the buffers in
+  buffers.csv alive at that time (allowing for events within 5 ms);
+- stage times nest inside their proof's submit..done interval;
+- --complete: every tracked buffer has its free except nothing (the run
+  released everything), run.json is complete with the summary keys.
+Prints one line per problem and exits 1 if any.
+"""
+import csv
+import json
+import sys
+
+KINDS = ["params", "circuit", "aux", "abc", "ntt", "h", "msm", "pending", "pinned", "other",
+         "gpu_params", "gpu_abc", "gpu_ntt", "gpu_h", "gpu_msm", "gpu_other"]
+SAMPLES = (["t_ms", "rss", "rss_anon", "rss_file", "hwm", "je_allocated", "je_active", "je_resident",
+            "je_mapped", "je_retained", "je_metadata", "je_dirty", "je_muzzy", "gpu_used"]
+           + ["live_" + k for k in KINDS]
+           + ["q_synth", "n_synth", "q_gpu", "n_gpu", "n_finish", "n_dealloc", "partitions_done",
+              "proofs_done", "tick_us"])
+HEADERS = {
+    "samples.csv": SAMPLES,
+    "buffers.csv": ["id", "kind", "device", "proof", "partition", "bytes", "t_alloc_ms", "t_free_ms",
+                    "t_last_use_ms"],
+    "stages.csv": ["proof", "partition", "stage", "worker", "t_start_ms", "t_end_ms"],
+    "proofs.csv": ["proof", "t_submit_ms", "t_start_ms", "t_done_ms", "wall_ms", "verified"],
+}
+
+problems = []
+
+
+def problem(msg):
+    problems.append(msg)
+    print("FAIL: " + msg, file=sys.stderr)
+
+
+def load(run, name):
+    path = f"{run}/{name}"
+    with open(path, newline="") as f:
+        text = f.read()
+    if text and not text.endswith("\n"):
+        problem(f"{name}: last row is not whole")
+    rows = list(csv.reader(text.splitlines()))
+    if not rows or rows[0] != HEADERS[name]:
+        problem(f"{name}: header {rows[0] if rows else None} is not the documented one")
+        return []
+    out = []
+    for i, r in enumerate(rows[1:], 2):
+        if len(r) != len(HEADERS[name]):
+            problem(f"{name}:{i}: {len(r)} fields, expected {len(HEADERS[name])}")
+            continue
+        out.append(dict(zip(HEADERS[name], r)))
+    return out
+
+
+def main():
+    run = sys.argv[1]
+    complete = "--complete" in sys.argv
+    samples = load(run, "samples.csv")
+    buffers = load(run, "buffers.csv")
+    stages = load(run, "stages.csv")
+    proofs = load(run, "proofs.csv")
+    if not samples:
+        problem("no samples")
+        return
+
+    last = -1.0
+    for s in samples:
+        t = float(s["t_ms"])
+        if t <= last:
+            problem(f"sample time {t} does not increase (previous {last})")
+        last = t
+        for k in SAMPLES[1:-1]:
+            if not s[k].isdigit():
+                problem(f"sample at {t}: {k} = {s[k]!r} is not a non-negative integer")
+                return
+
+    # tracked bytes per sample vs buffers alive at that time; a killed run
+    # never wrote the rows of the buffers live at the kill, so skip it there
+    killed = "--killed" in sys.argv
+    spans = []
+    events = []
+    for b in buffers:
+        if b["device"] != "host":
+            continue
+        t0 = float(b["t_alloc_ms"])
+        t1 = float(b["t_free_ms"]) if b["t_free_ms"] else float("inf")
+        spans.append((t0, t1, int(b["bytes"])))
+        events.append(t0)
+        if t1 != float("inf"):
+            events.append(t1)
+    events.sort()
+    import bisect
+    mismatched = 0
+    for s in ([] if killed else samples):
+        t = float(s["t_ms"])
+        live = sum(int(s["live_" + k]) for k in KINDS if not k.startswith("gpu"))
+        alive = sum(n for t0, t1, n in spans if t0 <= t < t1)
+        if live != alive:
+            i = bisect.bisect_left(events, t - 5.0)
+            if i < len(events) and events[i] <= t + 5.0:
+                mismatched += 1
+                continue
+            problem(f"sample at {t} ms: tracked live {live} B != buffers alive {alive} B, no event near")
+    if mismatched > max(3, len(samples) // 5):
+        problem(f"{mismatched} of {len(samples)} samples differ from buffers.csv near events")
+
+    # stages nest inside their proof
+    by_proof = {int(p["proof"]): p for p in proofs}
+    for st in stages:
+        p = by_proof.get(int(st["proof"]))
+        a, b = float(st["t_start_ms"]), float(st["t_end_ms"])
+        if b < a:
+            problem(f"stage {st} ends before it starts")
+        if p and not (float(p["t_submit_ms"]) - 0.01 <= a and b <= float(p["t_done_ms"]) + 0.01):
+            problem(f"stage {st['stage']} of proof {st['proof']} partition {st['partition']} "
+                    f"[{a}, {b}] is outside the proof [{p['t_submit_ms']}, {p['t_done_ms']}]")
+    for p in proofs:
+        if abs(float(p["t_done_ms"]) - float(p["t_submit_ms"]) - float(p["wall_ms"])) > 0.01:
+            problem(f"proof {p['proof']}: wall_ms is not t_done - t_submit")
+
+    if complete:
+        never = [b for b in buffers if not b["t_free_ms"]]
+        if never:
+            problem(f"{len(never)} tracked buffers never freed, e.g. {never[0]}")
+        with open(f"{run}/run.json") as f:
+            j = json.load(f)
+        if j.get("interrupted") is not False or j.get("status") != "complete":
+            problem(f"run.json: interrupted={j.get('interrupted')} status={j.get('status')}")
+        for k in ("baseline_rss", "peak_rss", "s_per_proof", "proofs_per_min"):
+            if k not in j.get("summary", {}):
+                problem(f"run.json: summary lacks {k}")
+        if j["summary"]["peak_rss"] < j["summary"]["baseline_rss"]:
+            problem("run.json: peak below baseline")
+
+
+main()
+sys.exit(1 if problems else 0)
