@@ -42,6 +42,8 @@ static void usage(FILE *f)
           "  analyze     diagnose a run: leak, retention, held-too-long, queue-pileup, capacity\n"
           "  plot        draw a run's memory with gnuplot (PNG and SVG)\n"
           "  check       regression gate of a run against a baseline (CI)\n"
+          "  sweep       batches over pw values: capacity table and plot\n"
+          "  watch       the sampler on any process (--pid PID or -- CMD ARGS)\n"
           "  version     version, machine, allocator and GPU\n"
           "  help        this text\n\n"
           "zkbench COMMAND --help describes a command.\n",
@@ -91,6 +93,10 @@ int main(int argc, char **argv)
         return cmd_plot(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 1, argv + 1);
+    if (strcmp(cmd, "watch") == 0)
+        return cmd_watch(argc - 1, argv + 1);
     return cli_error(2, "unknown command '%s' (zkbench help lists the commands)",
                      cmd);
 }

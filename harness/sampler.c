@@ -130,8 +130,8 @@ static int proc_read(sampler_t *s, sample_t *out)
     out->rss = PIDS_VAL(0, ul_int, f->stacks[0], s->pids) * 1024;
     out->rss_anon = PIDS_VAL(1, ul_int, f->stacks[0], s->pids) * 1024;
     out->rss_file = PIDS_VAL(2, ul_int, f->stacks[0], s->pids) * 1024;
-    if (read_proc(s, s->status_fd) < 0)
-        return -ESRCH;
+    if (read_proc(s, s->status_fd) < 0 || !strstr(s->buf, "VmRSS:"))
+        return -ESRCH; /* gone, or a zombie: no memory left to measure */
     out->hwm = field_kib(s->buf, "VmHWM:");
     if (s->smaps_fd >= 0 && read_proc(s, s->smaps_fd) > 0) {
         out->smaps_pss = field_kib(s->buf, "\nPss:");

@@ -1,0 +1,293 @@
+/*
+ * `zkbench watch`: the sampler on any process. With --pid it samples that
+ * process until it exits (or SIGINT); with `-- CMD ARGS...` it starts the
+ * command, samples it until it ends and exits with its status. It writes the
+ * same samples.csv as a batch (the process and GPU columns; the heap,
+ * tracked and pipeline columns stay empty) and run.json, then reports what
+ * needs no prover internals: the RSS trend with its confidence interval,
+ * valley floors, and whether growth stops (a bounded cache is not a leak).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/analyze.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/sampler.h"
+#include "kernels/kernels.h"
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    watch_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] --pid PID\n"
+          "       zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] -- CMD ARGS...\n"
+          "Samples a process's memory (RSS, RssAnon, RssFile, VmHWM; with --smaps the\n"
+          "Pss/Anonymous/Swap of smaps_rollup; with --gpu device memory) into\n"
+          "DIR/samples.csv until it exits, then reports the trend: growth per second\n"
+          "with a 95% interval, valley floors, and whether the growth stops. With a\n"
+          "command, exits with the command's status.\n"
+          "  --out DIR       output folder (default results/runs/watch-<UTC timestamp>)\n"
+          "  --sample-ms MS  sampler period (default 100)\n",
+          f);
+}
+
+/* Reads samples.csv's t_ms and rss columns back (what the sampler wrote). */
+static int read_series(const char *path, double **t, double **y, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    char line[4096];
+    size_t cap = 0;
+    *n = 0;
+    *t = *y = NULL;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return -EINVAL;
+    }
+    while (fgets(line, sizeof line, f)) {
+        double tm;
+        unsigned long long rss;
+        if (sscanf(line, "%lf,%llu", &tm, &rss) != 2)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            double *a = realloc(*t, cap * sizeof *a), *b = a ? realloc(*y, cap * sizeof *b) : NULL;
+            if (!a || !b) {
+                free(a ? a : *t);
+                free(b ? b : *y);
+                fclose(f);
+                *t = *y = NULL;
+                return -ENOMEM;
+            }
+            *t = a;
+            *y = b;
+        }
+        (*t)[*n] = tm;
+        (*y)[*n] = (double)rss;
+        (*n)++;
+    }
+    fclose(f);
+    return 0;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
+        {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
+        {"gpu", no_argument, NULL, 'g'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t pid_arg = 0, period = 100;
+    const char *out = NULL;
+    bool smaps = false, gpu = false;
+    int c;
+    optind = 1;
+    opterr = 0;
+    /* "+": stop at the first non-option, so `-- CMD ARGS` keeps its own flags */
+    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!cli_parse_u64(&pid_arg, "watch", "pid", optarg))
+                return 2;
+            if (pid_arg == 0 || pid_arg > 0x7fffffff)
+                return cli_error(2, "watch: --pid must be a process id, got %s", optarg);
+            break;
+        case 'o': out = optarg; break;
+        case 'm':
+            if (!cli_parse_u64(&period, "watch", "sample-ms", optarg))
+                return 2;
+            if (period == 0 || period > 60000)
+                return cli_error(2, "watch: --sample-ms must be 1..60000, got %s", optarg);
+            break;
+        case 's': smaps = true; break;
+        case 'g': gpu = true; break;
+        case 'h': usage(stdout); return 0;
+        default: return cli_bad_option("watch", argc, argv);
+        }
+    }
+    char **cmd = optind < argc ? argv + optind : NULL;
+    if (cmd && pid_arg)
+        return cli_error(2, "watch: give either --pid PID or -- CMD ARGS..., not both");
+    if (!cmd && !pid_arg)
+        return cli_error(2, "watch: nothing to watch: give --pid PID or -- CMD ARGS... (see zkbench watch --help)");
+    uint64_t probe;
+    if (pid_arg && sampler_probe((pid_t)pid_arg, &probe) < 0)
+        return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
+
+    char dir[4096];
+    if (out) {
+        snprintf(dir, sizeof dir, "%s", out);
+    } else {
+        time_t now = time(NULL);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+        snprintf(dir, sizeof dir, "results/runs/watch-%s", stamp);
+    }
+    char cmdline[1024] = "";
+    if (cmd)
+        for (char **a = cmd; *a; a++)
+            snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", a == cmd ? "" : " ", *a);
+    char mk[4200];
+    snprintf(mk, sizeof mk, "%s", dir);
+    for (char *p = mk + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(mk, 0755);
+            *p = '/';
+        }
+    if (mkdir(mk, 0755) != 0 && errno != EEXIST)
+        return cli_error(2, "watch: cannot create output folder %s: %s", dir, strerror(errno));
+    char path[4300];
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    FILE *csv = fopen(path, "w");
+    if (!csv)
+        return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
+
+    /* start the command stopped at exec time? No: fork, exec, then sample
+     * the child from its first tick; an exec failure reports 127. */
+    pid_t pid = (pid_t)pid_arg;
+    if (cmd) {
+        int pipefd[2];
+        if (pipe2(pipefd, O_CLOEXEC) != 0) {
+            fclose(csv);
+            return cli_error(1, "watch: pipe: %s", strerror(errno));
+        }
+        pid = fork();
+        if (pid < 0) {
+            fclose(csv);
+            return cli_error(1, "watch: fork: %s", strerror(errno));
+        }
+        if (pid == 0) {
+            close(pipefd[0]);
+            execvp(cmd[0], cmd);
+            int e = errno;
+            (void)!write(pipefd[1], &e, sizeof e);
+            _exit(127);
+        }
+        close(pipefd[1]);
+        int e = 0;
+        if (read(pipefd[0], &e, sizeof e) == (ssize_t)sizeof e) {
+            close(pipefd[0]);
+            waitpid(pid, NULL, 0);
+            fclose(csv);
+            unlink(path);
+            return cli_error(2, "watch: cannot run %s: %s", cmd[0], strerror(e));
+        }
+        close(pipefd[0]);
+    }
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    double t0 = cli_now();
+    struct sampler_config sc = {.period_ms = (unsigned)period, .pid = pid, .gpu = gpu, .smaps_rollup = smaps,
+                                .t0 = t0};
+    sampler_t *s = NULL;
+    int rc = sampler_start(&s, &sc, csv);
+    if (rc < 0) {
+        fclose(csv);
+        if (cmd) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        return cli_error(2, "watch: cannot sample process %d: %s", (int)pid, strerror(-rc));
+    }
+    int status = 0, exit_code = 0;
+    for (;;) {
+        if (cmd) {
+            pid_t r = waitpid(pid, &status, WNOHANG);
+            if (r == pid)
+                break;
+        } else if (kill(pid, 0) != 0 && errno == ESRCH) {
+            break;
+        }
+        if (watch_stop) {
+            if (cmd)
+                kill(pid, SIGINT); /* pass it on and wait for the command */
+            else
+                break;
+            watch_stop = 0;
+        }
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    uint64_t ticks = 0, peak = 0;
+    double med = 0;
+    sampler_stats(s, &ticks, &med, &peak);
+    sampler_stop(s);
+    fclose(csv);
+    double wall = cli_now() - t0;
+    if (cmd)
+        exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+
+    double *t = NULL, *y = NULL;
+    size_t n = 0;
+    analyze_trend_t tr = {0};
+    bool have_trend = read_series(path, &t, &y, &n) == 0 && n >= 8 &&
+                      analyze_trend(&tr, t, y, n, n >= 64 ? 16 : n / 4) == 0;
+    double first = n ? y[0] : 0, last = n ? y[n - 1] : 0;
+    free(t);
+    free(y);
+
+    const char *verdict = "too-short";
+    if (have_trend)
+        verdict = tr.growing && !tr.plateau ? "growing" : tr.growing ? "bounded" : "flat";
+    json_t *root = json_pack("{s:{s:s, s:I, s:s, s:I, s:b, s:b}, s:{s:I, s:I, s:I, s:f, s:I, s:f}, s:b, s:s}",
+                             "config", "mode", cmd ? "command" : "pid", "pid", (json_int_t)pid, "command", cmdline,
+                             "sample_ms", (json_int_t)period, "smaps", smaps, "gpu", gpu, "summary", "first_rss",
+                             (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss", (json_int_t)peak,
+                             "wall_s", wall, "ticks", (json_int_t)ticks, "median_tick_us", med, "interrupted",
+                             false, "status", "complete");
+    if (have_trend)
+        json_object_set_new(root, "trend",
+                            json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:b}", "verdict", verdict,
+                                      "slope_bytes_per_s", tr.slope, "slope_lo", tr.slope_lo, "slope_hi",
+                                      tr.slope_hi, "floor_slope_bytes_per_s", tr.floor_slope, "floor_lo",
+                                      tr.floor_lo, "floor_hi", tr.floor_hi, "growing", tr.growing, "plateau",
+                                      tr.plateau));
+    if (cmd)
+        json_object_set_new(root, "exit_code", json_integer(exit_code));
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(root);
+
+    printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+           cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks, (unsigned long long)period, med);
+    printf("  RSS first %.1f MiB, last %.1f MiB, peak %.1f MiB\n", first / 1048576, last / 1048576,
+           (double)peak / 1048576);
+    if (have_trend) {
+        printf("  trend      %+.2f MiB/s (95%% CI %+.2f .. %+.2f)\n", tr.slope / 1048576, tr.slope_lo / 1048576,
+               tr.slope_hi / 1048576);
+        printf("  floors     %+.2f MiB/s over %zu windows (95%% CI %+.2f .. %+.2f)\n", tr.floor_slope / 1048576,
+               tr.n_windows, tr.floor_lo / 1048576, tr.floor_hi / 1048576);
+        printf("  verdict    %s%s\n", verdict,
+               strcmp(verdict, "growing") == 0   ? ": memory keeps growing (a leak, or a cache without bound)"
+               : strcmp(verdict, "bounded") == 0 ? ": it grew, then stopped (a bounded cache is not a leak)"
+                                                 : ": no significant growth");
+    } else {
+        printf("  verdict    too few samples for a trend (run longer or lower --sample-ms)\n");
+    }
+    printf("  files      %s/\n", dir);
+    return cmd ? exit_code : 0;
+}
