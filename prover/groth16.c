@@ -202,16 +202,14 @@ static int compute_h(fr_t *a, const groth16_shape_t *shape, const fr_t *w, const
     if ((rc = ntt_inverse(d, a, o->threads)) < 0 || (rc = ntt_coset_forward(d, a, o->threads)) < 0 ||
         (rc = ntt_inverse(d, b, o->threads)) < 0 || (rc = ntt_coset_forward(d, b, o->threads)) < 0)
         goto done;
-    for (size_t i = 0; i < n; i++)
-        fr_mul(&a[i], &a[i], &b[i]);
+    if ((rc = ntt_pointwise_mul_sub(a, b, NULL, NULL, n, o->threads)) < 0)
+        goto done;
     mem_free(b);
     b = NULL;
     if ((rc = ntt_inverse(d, c, o->threads)) < 0 || (rc = ntt_coset_forward(d, c, o->threads)) < 0)
         goto done;
-    for (size_t i = 0; i < n; i++) {
-        fr_sub(&a[i], &a[i], &c[i]);
-        fr_mul(&a[i], &a[i], &d->z_coset_inv);
-    }
+    if ((rc = ntt_pointwise_mul_sub(a, NULL, c, &d->z_coset_inv, n, o->threads)) < 0)
+        goto done;
     mem_free(c);
     c = NULL;
     rc = ntt_coset_inverse(d, a, o->threads);

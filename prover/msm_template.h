@@ -221,14 +221,16 @@ static void MSM_FN(batch_add)(struct MSM_FN(batch) *bt, const MC_AFFINE_T *p, ui
         MSM_FN(batch_flush)(bt);
 }
 
-/* Window w over the bases [lo, hi) into the slot's buckets, then the
- * weighted bucket sum into *out. */
+/* Task = (window w, part): the part's bases into the slot's buckets,
+ * then the weighted bucket sum into window_sums[task]. */
 static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, size_t task)
 {
     const struct msm_plan *pl = ctx->plan;
     unsigned c = pl->window;
     size_t w = task / pl->parts, part = task % pl->parts;
     size_t lo = part * pl->part_len, hi = lo + pl->part_len;
+    if (lo > pl->n_points) /* rounding can leave the last parts empty */
+        lo = pl->n_points;
     if (hi > pl->n_points)
         hi = pl->n_points;
     size_t nb = (size_t)1 << (c - 1);

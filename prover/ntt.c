@@ -468,3 +468,35 @@ int ntt_coset_inverse(const ntt_domain_t *d, fr_t *data, unsigned threads)
     scale_powers(data, d->n, &d->n_inv, &d->gen_inv, threads);
     return 0;
 }
+
+struct pointwise_job {
+    fr_t *a;
+    const fr_t *b, *c, *s;
+    size_t n;
+};
+
+static void pointwise_chunk(void *ctx, size_t t)
+{
+    const struct pointwise_job *job = ctx;
+    size_t lo = t * NTT_CHUNK, hi = lo + NTT_CHUNK;
+    if (hi > job->n)
+        hi = job->n;
+    for (size_t i = lo; i < hi; i++) {
+        if (job->b)
+            fr_mul(&job->a[i], &job->a[i], &job->b[i]);
+        if (job->c)
+            fr_sub(&job->a[i], &job->a[i], &job->c[i]);
+        if (job->s)
+            fr_mul(&job->a[i], &job->a[i], job->s);
+    }
+}
+
+int ntt_pointwise_mul_sub(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *s, size_t n,
+                          unsigned threads)
+{
+    if (!a && n > 0)
+        return -EINVAL;
+    struct pointwise_job job = {a, b, c, s, n};
+    parallel_for(chunks(n), threads, pointwise_chunk, &job);
+    return 0;
+}

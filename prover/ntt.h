@@ -75,4 +75,15 @@ int ntt_inverse(const ntt_domain_t *d, fr_t *data, unsigned threads);
 int ntt_coset_forward(const ntt_domain_t *d, fr_t *data, unsigned threads);
 int ntt_coset_inverse(const ntt_domain_t *d, fr_t *data, unsigned threads);
 
+/*
+ * The pointwise step of the quotient, threaded: a[i] = (a[i] b[i] - c[i]) s
+ * for i < n, where b NULL skips the product, c NULL the subtraction and
+ * s NULL the scaling. The H computation can free b before transforming c:
+ *   ntt_pointwise_mul_sub(a, b, NULL, NULL, n, t);           a = a b
+ *   ntt_pointwise_mul_sub(a, NULL, c, &d->z_coset_inv, n, t); a = (a - c)/Z
+ * Returns 0, or -EINVAL when a is NULL (n > 0). b and c may alias a.
+ */
+int ntt_pointwise_mul_sub(fr_t *a, const fr_t *b, const fr_t *c, const fr_t *s, size_t n,
+                          unsigned threads);
+
 #endif

@@ -164,6 +164,16 @@ static void TF(extra_bases)(void)
     TF(naive)(&ref, bases, s, n, NULL);
     CHECK(T_CAT(msm, CURVE)(&got, bases, n + 7, s, n, NULL, NULL) == 0);
     CHECK(C(jac_eq)(&got, &ref));
+
+    /* many threads for few points: 32 windows split into 4 parts of 2
+     * points each, the last one empty */
+    struct msm_opts o;
+    msm_opts_default(&o);
+    o.window = 8;
+    o.threads = 32;
+    TF(naive)(&ref, bases, s, 5, NULL);
+    CHECK(T_CAT(msm, CURVE)(&got, bases, 5, s, 5, NULL, &o) == 0);
+    CHECK(C(jac_eq)(&got, &ref));
     free(bases);
 }
 

@@ -220,11 +220,19 @@ static void test_quotient(size_t n)
     CHECK(ntt_coset_forward(&d, ea, 2) == 0);
     CHECK(ntt_coset_forward(&d, eb, 2) == 0);
     CHECK(ntt_coset_forward(&d, ec, 2) == 0);
+    /* the pointwise step by hand, and through the helper in two steps */
+    fr_t *ref = malloc(n * sizeof *ref);
+    if (!ref)
+        abort();
     for (size_t i = 0; i < n; i++) {
-        fr_mul(&ea[i], &ea[i], &eb[i]);
-        fr_sub(&ea[i], &ea[i], &ec[i]);
-        fr_mul(&ea[i], &ea[i], &d.z_coset_inv);
+        fr_mul(&ref[i], &ea[i], &eb[i]);
+        fr_sub(&ref[i], &ref[i], &ec[i]);
+        fr_mul(&ref[i], &ref[i], &d.z_coset_inv);
     }
+    CHECK(ntt_pointwise_mul_sub(ea, eb, NULL, NULL, n, 2) == 0);
+    CHECK(ntt_pointwise_mul_sub(ea, NULL, ec, &d.z_coset_inv, n, 1) == 0);
+    CHECK(vec_eq(ea, ref, n));
+    free(ref);
     CHECK(ntt_coset_inverse(&d, ea, 2) == 0);
     /* deg h <= n - 2 */
     CHECK(fr_is_zero(&ea[n - 1]));
@@ -283,6 +291,17 @@ static void test_bad_input(void)
     ntt_domain_free(&d);
     /* a freed domain is rejected rather than used */
     CHECK(ntt_forward(&d, v, 1) == -EINVAL);
+
+    /* pointwise: a NULL a is refused unless n = 0; all-NULL is a no-op */
+    CHECK(ntt_pointwise_mul_sub(NULL, v, v, v, 4, 1) == -EINVAL);
+    CHECK(ntt_pointwise_mul_sub(NULL, NULL, NULL, NULL, 0, 1) == 0);
+    fr_t two;
+    fr_from_u64(&two, 2);
+    CHECK(ntt_pointwise_mul_sub(v, NULL, NULL, NULL, 4, 1) == 0);
+    CHECK(fr_is_one(&v[3]));
+    /* aliasing: a = (a a - a) 2 = 0 for a = 1 */
+    CHECK(ntt_pointwise_mul_sub(v, v, v, &two, 4, 2) == 0);
+    CHECK(fr_is_zero(&v[0]) && fr_is_zero(&v[3]));
 }
 
 int main(void)
