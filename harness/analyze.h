@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/run_csv.h"
+
 /* Memory layers, lowest first (DESIGN.md's L0..L3 and GPU). */
 enum {
     ANALYZE_L_TRACKED,  /* L0: sum of live_<kind> of host kinds */
@@ -73,12 +75,17 @@ double analyze_t95(double dof);
 
 /* Growth of one series over time (for `watch`, which has only RSS and GPU):
  * slope in units per second with its 95% interval (AR(1)-corrected), valley
- * floors (minimum of each of n_windows equal windows) and their slope, and
- * whether growth stopped (slope over the last third not significant). */
+ * floors (minimum of each of n_windows equal windows, at most 32) and their
+ * slope, the noise scale (robust sd from successive differences), and:
+ *   growing: the slope's CI is above 0, or the floors rose > 6 noise;
+ *   plateau: growing, but the last third of the series added less than
+ *            max(3 noise, 10% of the floor rise): growth stopped (a bounded
+ *            cache is not a leak). */
 typedef struct {
     double slope, slope_lo, slope_hi;       /* per second */
     double floor_slope, floor_lo, floor_hi; /* per second, from the window floors */
     double last_third_slope, last_third_lo, last_third_hi;
+    double noise, floor_rise;
     bool growing, plateau;
     size_t n_windows;
     double floors[32];
@@ -96,6 +103,11 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
 void analyze_run_free(analyze_run_t *run);
 /* run.json as read (borrowed). */
 const json_t *analyze_run_json(const analyze_run_t *run);
+/* One of the run's CSV files as read (borrowed): name is "samples.csv",
+ * "buffers.csv", "stages.csv" or "proofs.csv"; NULL for another name. */
+const run_csv_t *analyze_run_csv(const analyze_run_t *run, const char *name);
+/* The notes collected while loading (borrowed JSON array of strings). */
+const json_t *analyze_run_notes(const analyze_run_t *run);
 
 typedef struct {
     uint64_t ram_bytes; /* RAM to fit in; 0: run.json machine RAM if recorded */
@@ -125,7 +137,7 @@ typedef struct {
     int leak_layer;
     double never_freed_bytes;                     /* tracked, excluding resident kinds */
     double retained_bytes, retained_share;        /* (rss - je_allocated) at end minus at baseline */
-    double held_gibs, held_share;                 /* GiB*s after last use; share of (peak - B)*duration */
+    double held_gibs, held_share;                 /* GiB*s after last use; share of the tracked working set area */
     double pileup_s, pileup_excess;               /* longest stretch above the bound; max excess */
     int pw, largest_pw;                           /* largest_pw: -1 when no RAM size */
     double ram_bytes, margin;

@@ -154,7 +154,9 @@ int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, 
         goto done;
     }
     *nl = '\0';
-    size_t hn = split(p, NULL, 0);
+    size_t hn = 1;
+    for (const char *q = p; *q; q++)
+        hn += *q == ',';
     c.ncols = hn;
     c.names = calloc(hn, sizeof *c.names);
     c.is_text = calloc(hn, sizeof *c.is_text);

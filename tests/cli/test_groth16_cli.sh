@@ -6,7 +6,7 @@
 # give one error line and exit 2.
 #   test_groth16_cli.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
+zk=$(realpath "$1")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
