@@ -9,9 +9,11 @@
  * noise of a sampled RSS (a few MiB, autocorrelated) never decides alone:
  *   leak          a leak layer (tracked, je_allocated, outside-heap, GPU) has
  *                 g's 95% CI above 0, g >= 1 MiB/proof, and a confirmation:
- *                 valley floors rise (their slope's CI above 0) or, drained,
- *                 the layer ends >= half of g*proofs above B; or tracked
- *                 buffers never freed (not the resident kinds) >= 1 MiB.
+ *                 drained, the layer ends >= half of g*proofs above B (what
+ *                 comes back at the end was held, not lost: a slow dealloc
+ *                 queue raises the floors too); not drained, the valley
+ *                 floors rise (their slope's CI above 0); or tracked buffers
+ *                 never freed (not the resident kinds) >= 1 MiB.
  *   queue-pileup  q_gpu + n_synth > pw + queue depth for a stretch of >= 3
  *                 samples lasting >= 5% of the active time.
  *   held-too-long sum of bytes * (t_free - t_last_use) >= 8% of the
@@ -889,8 +891,12 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         bool ci = isfinite(L->g_lo) && L->g_lo > 0 && L->g >= LEAK_MIN_PER_PROOF;
         bool floors_rise = isfinite(L->floor_lo) && L->floor_lo > 0 && L->floor_slope >= L->g / 3;
         bool drain_high = drained && L->after_drain - L->baseline >= fmax(total / 2, LEAK_MIN_PER_PROOF);
-        bool confirm = floors_rise || drain_high ||
-                       (!drained && L->n_floors < 3 && total >= 3 * F->resid_sd);
+        /* A drained run is decisive: memory that comes back at the end was
+         * held (a dealloc queue, pending handles), not lost, however the
+         * floors rose meanwhile. Without a drain (killed, interrupted), the
+         * rising floors must do. */
+        bool confirm = drained ? drain_high
+                               : floors_rise || (L->n_floors < 3 && total >= 3 * F->resid_sd);
         L->g_significant = ci && confirm;
         json_t *jg = json_object();
         json_object_set_new(jg, "bytes_per_proof", jbytes(L->g));
