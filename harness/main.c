@@ -8,6 +8,7 @@
 
 #include "harness/bench_arith.h"
 #include "harness/cli.h"
+#include "harness/cmd_iden3.h"
 #include "harness/commands.h"
 #include "harness/selfcheck.h"
 #include "harness/sysinfo.h"
@@ -37,7 +38,8 @@ static void usage(FILE *f)
           "  bench       arithmetic benchmark table (Fp, Fr, G1, G2, pairing)\n"
           "  setup       Groth16 keys for a circuit (bellperson parameter file + vk)\n"
           "  prove       prove K partitions of a circuit; writes proofs and public inputs\n"
-          "  verify      verify a proof file against a verifying key\n"
+          "              (with --zkey F --wtns F: a circom/snarkjs circuit, snarkjs files out)\n"
+          "  verify      verify a proof file against a verifying key (or snarkjs's JSON files)\n"
           "  batch       N proofs under chosen parallelism, recording where memory went\n"
           "  analyze     diagnose a run: leak, retention, held-too-long, queue-pileup, capacity\n"
           "  plot        draw a run's memory with gnuplot (PNG and SVG)\n"
@@ -62,6 +64,28 @@ static bool cpu_is_supported(void)
 #endif
 }
 
+/* Is option `name` given (as "--name V" or "--name=V"), with a value
+ * ending in `suffix` when suffix is not NULL? Routes prove/verify to the
+ * snarkjs-file commands when they are given snarkjs files. */
+static bool has_option(int argc, char **argv, const char *name, const char *suffix)
+{
+    size_t len = strlen(name);
+    for (int i = 2; i < argc; i++) {
+        const char *v = NULL;
+        if (strcmp(argv[i], name) == 0)
+            v = i + 1 < argc ? argv[i + 1] : "";
+        else if (strncmp(argv[i], name, len) == 0 && argv[i][len] == '=')
+            v = argv[i] + len + 1;
+        if (!v)
+            continue;
+        if (!suffix)
+            return true;
+        size_t n = strlen(v), m = strlen(suffix);
+        return n >= m && strcmp(v + n - m, suffix) == 0;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (!cpu_is_supported())
@@ -82,9 +106,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "setup") == 0)
         return cmd_setup(argc - 1, argv + 1);
     if (strcmp(cmd, "prove") == 0)
-        return cmd_prove(argc - 1, argv + 1);
+        return has_option(argc, argv, "--zkey", NULL) ? cmd_prove_zkey(argc - 1, argv + 1)
+                                                      : cmd_prove(argc - 1, argv + 1);
     if (strcmp(cmd, "verify") == 0)
-        return cmd_verify(argc - 1, argv + 1);
+        return has_option(argc, argv, "--vk", ".json") ? cmd_verify_snarkjs(argc - 1, argv + 1)
+                                                       : cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "batch") == 0)
         return cmd_batch(argc - 1, argv + 1);
     if (strcmp(cmd, "analyze") == 0)
