@@ -14,6 +14,7 @@
 #define ZKB_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,6 +94,120 @@ int kernels_field_op(enum kernels_field f, enum kernels_op op, void *out,
  */
 int kernels_field_mul_throughput(enum kernels_field f, size_t n, int reps,
                                  double *ns_per_mul);
+
+/* ---- device memory accounting (alloc.cu) ---- */
+
+/* What a buffer of the kernels holds; the prover maps these to its tracked
+ * buffer kinds (gpu_params, gpu_abc, ...). */
+enum kernels_mem_role {
+    KERNELS_MEM_PARAMS, /* resident MSM bases (kernels_msm_bases_upload) */
+    KERNELS_MEM_ABC,    /* a, b, c evaluations of kernels_compute_h */
+    KERNELS_MEM_NTT,    /* twiddle tables, NTT data of kernels_ntt */
+    KERNELS_MEM_H,      /* reserved: h coefficients kept on the device */
+    KERNELS_MEM_MSM,    /* MSM scratch: scalars, digits, buckets, host bases */
+    KERNELS_MEM_PINNED, /* page-locked host staging (device = -1) */
+    KERNELS_MEM_OTHER,
+};
+
+/*
+ * The hook sees every cudaMalloc/cudaFree and cudaHostAlloc/cudaFreeHost of
+ * the kernels: after each successful allocation with is_free = 0, and before
+ * the matching free with is_free = 1 and the same role, device (the CUDA
+ * device, -1 for page-locked host memory), bytes and *id. On allocation *id
+ * is 0 and the hook may store its own id there (e.g. a tracked-buffer id);
+ * the kernels keep it and hand it back at the free. The hook runs on the
+ * thread that allocates, possibly several at once, and must not call the
+ * kernels. NULL (the default) removes the hook; set it before any work, not
+ * while other threads run kernels.
+ */
+typedef void (*kernels_alloc_hook_fn)(void *ctx, int role, int device,
+                                      size_t bytes, int is_free, uint64_t *id);
+void kernels_set_alloc_hook(kernels_alloc_hook_fn fn, void *ctx);
+
+/* ---- NTT over Fr (ntt.cu) ---- */
+
+/* Sizes 2^0 .. 2^KERNELS_NTT_MAX_LOG. */
+#define KERNELS_NTT_MAX_LOG 27
+
+/* The transforms of prover/ntt.h, natural order in and out, coset
+ * generator g = 7 (BLS12_381_R_GENERATOR). */
+enum kernels_ntt_dir {
+    KERNELS_NTT_FORWARD,        /* a[i] <- sum_j a[j] w^(ij) */
+    KERNELS_NTT_INVERSE,        /* a[i] <- 1/n sum_j a[j] w^(-ij) */
+    KERNELS_NTT_COSET_FORWARD,  /* a[i] <- sum_j a[j] (g w^i)^j */
+    KERNELS_NTT_COSET_INVERSE,  /* the inverse of the coset forward */
+};
+
+/*
+ * In place on 2^log_n Montgomery fr_t at d_data (device memory), queued on
+ * stream (a cudaStream_t; NULL: the legacy default stream). The device's
+ * twiddle table (2^L fr_t for the largest log size L asked for so far,
+ * KERNELS_MEM_NTT) is built on first use and kept: building or growing it
+ * synchronizes the device, so call kernels_ntt_prepare(largest) first when
+ * streams are in flight. -EINVAL for a bad size, direction or NULL.
+ */
+int kernels_ntt_device(void *d_data, unsigned log_n, enum kernels_ntt_dir dir,
+                       void *stream);
+/* The same on host memory (copied in and out; synchronous). */
+int kernels_ntt(void *data, unsigned log_n, enum kernels_ntt_dir dir);
+/* Builds the current device's twiddle table for sizes up to 2^log_n. */
+int kernels_ntt_prepare(unsigned log_n);
+/* Frees the current device's twiddle table (after synchronizing it). */
+int kernels_ntt_release(void);
+/* Benchmark: median of reps (0: 7) timed transforms (CUDA events) of
+ * device-resident data of size 2^log_n, after a warm-up. */
+int kernels_ntt_bench(unsigned log_n, enum kernels_ntt_dir dir, int reps,
+                      double *ms_median);
+
+/* ---- the Groth16 quotient (h.cu) ---- */
+
+/*
+ * h = the n coefficients of (A B - C) / Z as prover/groth16.c's compute_h
+ * computes them from the evaluations a, b, c (n Montgomery fr_t each, n a
+ * power of two <= 2^KERNELS_NTT_MAX_LOG): iNTT, coset NTT of each; (a b - c)
+ * / (g^n - 1); coset iNTT. Host arrays (h may alias a); the three device
+ * buffers (KERNELS_MEM_ABC) are freed before returning. Copies of b and c
+ * overlap the transforms of a and b.
+ */
+int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
+                      size_t n);
+/* The same on device arrays, queued on stream: h replaces d_a; d_b and d_c
+ * are clobbered. */
+int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
+                             void *stream);
+
+/* ---- multi-scalar multiplication (msm.cu) ---- */
+
+enum kernels_curve {
+    KERNELS_CURVE_G1, /* bases g1_affine_t (96 B), result g1_jac_t */
+    KERNELS_CURVE_G2, /* bases g2_affine_t (192 B), result g2_jac_t */
+};
+
+/*
+ * ret (a g1_jac_t or g2_jac_t, host memory) = sum_i scalars[i] base(i), with
+ * msm_g1's semantics (prover/msm.h): scalars are n_scalars Montgomery fr_t
+ * in host memory; density NULL: variable i uses bases[i] (n_bases >=
+ * n_scalars); otherwise bit i of density says whether variable i has a base
+ * and bases holds those in order (n_bases = their count, else -EINVAL).
+ * Bases are affine, infinity (0, 0), in host memory (copied for the call).
+ * window: bits per window, 0 = chosen from the size, else 2 .. 20.
+ * n_scalars = 0 gives infinity. Synchronous. -EOVERFLOW above 2^31 - 1
+ * scalars (or window count x scalars).
+ */
+int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
+                size_t n_bases, const void *scalars, size_t n_scalars,
+                const uint64_t *density, unsigned window);
+
+/* Bases uploaded once and kept on the current device (KERNELS_MEM_PARAMS). */
+typedef struct kernels_msm_bases kernels_msm_bases_t;
+int kernels_msm_bases_upload(kernels_msm_bases_t **ret, enum kernels_curve curve,
+                             const void *bases, size_t n_bases);
+/* Frees the handle and its device memory; NULL is accepted. */
+void kernels_msm_bases_free(kernels_msm_bases_t *bases);
+/* kernels_msm with the handle's bases (n_bases = the handle's count). */
+int kernels_msm_resident(void *ret, const kernels_msm_bases_t *bases,
+                         const void *scalars, size_t n_scalars,
+                         const uint64_t *density, unsigned window);
 
 #ifdef __cplusplus
 }

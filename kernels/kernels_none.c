@@ -66,3 +66,105 @@ int kernels_field_mul_throughput(enum kernels_field f, size_t n, int reps,
         return -EINVAL;
     return -ENODEV;
 }
+
+/* No device: the hook is kept (nothing will ever call it). */
+void kernels_set_alloc_hook(kernels_alloc_hook_fn fn, void *ctx)
+{
+    (void)fn;
+    (void)ctx;
+}
+
+int kernels_ntt_device(void *d_data, unsigned log_n, enum kernels_ntt_dir dir,
+                       void *stream)
+{
+    (void)stream;
+    if (!d_data || log_n > KERNELS_NTT_MAX_LOG || (unsigned)dir > KERNELS_NTT_COSET_INVERSE)
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_ntt(void *data, unsigned log_n, enum kernels_ntt_dir dir)
+{
+    if (!data || log_n > KERNELS_NTT_MAX_LOG || (unsigned)dir > KERNELS_NTT_COSET_INVERSE)
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_ntt_prepare(unsigned log_n)
+{
+    if (log_n > KERNELS_NTT_MAX_LOG)
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_ntt_release(void)
+{
+    return -ENODEV;
+}
+
+int kernels_ntt_bench(unsigned log_n, enum kernels_ntt_dir dir, int reps,
+                      double *ms_median)
+{
+    (void)dir;
+    (void)reps;
+    if (log_n > KERNELS_NTT_MAX_LOG || !ms_median)
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
+                      size_t n)
+{
+    if (!h || !a || !b || !c || n == 0 || (n & (n - 1)))
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
+                             void *stream)
+{
+    (void)stream;
+    if (!d_a || !d_b || !d_c || n == 0 || (n & (n - 1)))
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
+                size_t n_bases, const void *scalars, size_t n_scalars,
+                const uint64_t *density, unsigned window)
+{
+    (void)bases;
+    (void)n_bases;
+    (void)density;
+    if (!ret || (unsigned)curve > KERNELS_CURVE_G2 || (n_scalars && !scalars) ||
+        (window && (window < 2 || window > 20)))
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_msm_bases_upload(kernels_msm_bases_t **ret, enum kernels_curve curve,
+                             const void *bases, size_t n_bases)
+{
+    if (!ret || (unsigned)curve > KERNELS_CURVE_G2 || (n_bases && !bases))
+        return -EINVAL;
+    return -ENODEV;
+}
+
+void kernels_msm_bases_free(kernels_msm_bases_t *bases)
+{
+    (void)bases;
+}
+
+int kernels_msm_resident(void *ret, const kernels_msm_bases_t *bases,
+                         const void *scalars, size_t n_scalars,
+                         const uint64_t *density, unsigned window)
+{
+    (void)ret;
+    (void)scalars;
+    (void)n_scalars;
+    (void)density;
+    (void)window;
+    if (!bases)
+        return -EINVAL;
+    return -ENODEV;
+}

@@ -1,0 +1,552 @@
+/*
+ * Multi-scalar multiplication on the GPU, G1 and G2 (one template over the
+ * coordinate field): ret = sum_i s_i P_i with the semantics of msm_g1 /
+ * msm_g2 (prover/msm.h), density bitmaps included.
+ *
+ * Pippenger's bucket method with signed digits:
+ *  1. digits: each scalar (from Montgomery form) is cut into nw = ceil(256/c)
+ *     signed c-bit digits in [-2^(c-1), 2^(c-1)]; each nonzero digit d of
+ *     window w becomes a pair (key = w 2^(c-1) + |d| - 1, value = base index
+ *     with the sign in bit 31). Scalars 0 give no pair; scalars 1 give one
+ *     pair with the key ONE, summed apart (witnesses are full of bits, and
+ *     one bucket holding all of them would serialize on one thread).
+ *  2. sort: cub::DeviceRadixSort orders the pairs by key, so each bucket's
+ *     points are contiguous; a boundary pass finds each bucket's range.
+ *  3. buckets: one thread per bucket sums its points (XYZZ, mixed adds).
+ *  4. windows: segments of 32 buckets are reduced with running sums
+ *     (sum_j (j+1) B_j) in parallel, then summed in groups of 32.
+ *  5. final: Horner over the windows (c doublings each), plus the ones.
+ * Scalars come from host memory through page-locked staging buffers, copied
+ * chunk by chunk while the digits of the previous chunk are computed; host
+ * bases are copied on a second stream while the digits are sorted.
+ */
+#ifndef ZKB_KERNELS_MSM_IMPL_CUH
+#define ZKB_KERNELS_MSM_IMPL_CUH
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/cub.cuh>
+
+#include "kernels/alloc.cuh"
+#include "kernels/cuda_check.cuh"
+#include "kernels/curve.cuh"
+#include "kernels/kernels.h"
+
+#define MSM_SEG 32            /* buckets per segment of the window reduction */
+#define MSM_GROUP 32          /* points per thread in the group sums */
+#define MSM_ONES_THREADS 1024 /* threads summing the points of scalars 1 */
+#define MSM_CHUNK ((size_t)1 << 20) /* scalars per staging copy (32 MiB) */
+#define MSM_MAX_WINDOW 20
+
+struct kernels_msm_bases {
+    enum kernels_curve curve;
+    size_t n;
+    struct kbuf buf;
+};
+
+/* ---- kernels ----------------------------------------------------------- */
+
+static __global__ void msm_digits_kernel(const dev_fr_t *scalars, size_t i0, size_t i1,
+                                  size_t n, const uint64_t *density,
+                                  const uint32_t *prefix, uint32_t *keys,
+                                  uint32_t *vals, int c, int nw)
+{
+    const uint32_t nb = (uint32_t)nw << (c - 1);
+    const uint32_t key_one = nb, key_none = nb + 1;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = i0 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < i1;
+         i += stride) {
+        uint32_t base = (uint32_t)i;
+        bool has = true;
+        if (density) {
+            uint64_t word = density[i >> 6];
+            unsigned bit = i & 63;
+            has = (word >> bit) & 1;
+            base = prefix[i >> 6] +
+                   (uint32_t)__popcll(word & ((1ull << bit) - 1));
+        }
+        dev_fr_t s;
+        if (has) {
+            dev_fr_t one_plain = {};
+            one_plain.l[0] = 1;
+            field_mul(s, scalars[i], one_plain); /* out of Montgomery form */
+        } else {
+            field_zero(s);
+        }
+        bool is_one = s.l[0] == 1;
+        for (int j = 1; j < 8; j++)
+            is_one = is_one && s.l[j] == 0;
+        if (field_is_zero(s) || is_one) {
+            for (int w = 0; w < nw; w++) {
+                keys[(size_t)w * n + i] = w == 0 && is_one ? key_one : key_none;
+                vals[(size_t)w * n + i] = base;
+            }
+            continue;
+        }
+        uint32_t carry = 0, mask = (1u << c) - 1, half = 1u << (c - 1);
+        for (int w = 0; w < nw; w++) {
+            int bit = w * c, limb = bit >> 5, off = bit & 31;
+            uint64_t v = limb < 8 ? s.l[limb] : 0;
+            if (limb + 1 < 8)
+                v |= (uint64_t)s.l[limb + 1] << 32;
+            uint32_t raw = (uint32_t)((v >> off) & mask) + carry;
+            uint32_t mag, neg;
+            if (raw > half) {
+                mag = (1u << c) - raw;
+                neg = 1;
+                carry = 1;
+            } else {
+                mag = raw;
+                neg = 0;
+                carry = 0;
+            }
+            size_t slot = (size_t)w * n + i;
+            if (mag == 0) {
+                keys[slot] = key_none;
+                vals[slot] = base;
+            } else {
+                keys[slot] = ((uint32_t)w << (c - 1)) | (mag - 1);
+                vals[slot] = base | (neg << 31);
+            }
+        }
+    }
+}
+
+/* start[k], end[k]: the range of key k < = nb (ONE included) in sorted keys. */
+static __global__ void msm_bounds_kernel(const uint32_t *keys, size_t m,
+                                  uint32_t *start, uint32_t *end, uint32_t nb)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < m;
+         i += stride) {
+        uint32_t k = keys[i];
+        if (k > nb)
+            continue;
+        if (i == 0 || keys[i - 1] != k)
+            start[k] = (uint32_t)i;
+        if (i == m - 1 || keys[i + 1] != k)
+            end[k] = (uint32_t)(i + 1);
+    }
+}
+
+template <class F>
+__device__ __forceinline__ void msm_load(dev_affine_t<F> &p,
+                                         const dev_affine_t<F> *bases,
+                                         uint32_t v)
+{
+    p = bases[v & 0x7fffffffu];
+    if (v >> 31)
+        field_neg(p.y, p.y);
+}
+
+template <class F>
+__global__ void __launch_bounds__(128)
+msm_bucket_kernel(const dev_affine_t<F> *__restrict__ bases,
+                  const uint32_t *__restrict__ vals,
+                  const uint32_t *__restrict__ start,
+                  const uint32_t *__restrict__ end, dev_xyzz_t<F> *buckets,
+                  uint32_t nb)
+{
+    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nb)
+        return;
+    dev_xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t j = start[b], e = end[b]; j < e; j++) {
+        dev_affine_t<F> p;
+        msm_load(p, bases, vals[j]);
+        xyzz_add_mixed(acc, acc, p);
+    }
+    buckets[b] = acc;
+}
+
+/* Partial sums of the points of scalars 1 (key nb): thread t takes every
+ * T-th of them. */
+template <class F>
+__global__ void __launch_bounds__(128)
+msm_ones_kernel(const dev_affine_t<F> *__restrict__ bases,
+                const uint32_t *__restrict__ vals, const uint32_t *start,
+                const uint32_t *end, uint32_t nb, dev_xyzz_t<F> *out)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t T = gridDim.x * blockDim.x;
+    dev_xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t j = start[nb] + t, e = end[nb]; j < e; j += T) {
+        dev_affine_t<F> p;
+        msm_load(p, bases, vals[j]);
+        xyzz_add_mixed(acc, acc, p);
+    }
+    out[t] = acc;
+}
+
+/* [k]p for a small k (double and add). */
+template <class F>
+__device__ void xyzz_mul_small(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &p,
+                               uint32_t k)
+{
+    dev_xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (int bit = 31; bit >= 0; bit--) {
+        xyzz_dbl(acc, acc);
+        if ((k >> bit) & 1)
+            xyzz_add(acc, acc, p);
+    }
+    r = acc;
+}
+
+/* Segment s of window w: sum_{j in [lo, lo+seg)} (j+1) B_j, by running sums
+ * from the top: tot = sum (j-lo+1) B_j, acc = sum B_j, then tot + lo acc. */
+template <class F>
+__global__ void __launch_bounds__(128)
+msm_segment_kernel(const dev_xyzz_t<F> *buckets, dev_xyzz_t<F> *out, int c,
+                   int nw, int seg)
+{
+    uint32_t nseg = (1u << (c - 1)) / seg;
+    uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
+    if (id >= (uint32_t)nw * nseg)
+        return;
+    uint32_t w = id / nseg, s = id % nseg, lo = s * seg;
+    const dev_xyzz_t<F> *b = buckets + ((size_t)w << (c - 1));
+    dev_xyzz_t<F> acc, tot;
+    xyzz_set_inf(acc);
+    xyzz_set_inf(tot);
+    for (int j = lo + seg - 1; j >= (int)lo; j--) {
+        xyzz_add(acc, acc, b[j]);
+        xyzz_add(tot, tot, acc);
+    }
+    if (lo) {
+        xyzz_mul_small(acc, acc, lo);
+        xyzz_add(tot, tot, acc);
+    }
+    out[id] = tot;
+}
+
+template <class F>
+__global__ void __launch_bounds__(128)
+msm_group_sum_kernel(const dev_xyzz_t<F> *in, dev_xyzz_t<F> *out,
+                     uint32_t groups, int gs)
+{
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups)
+        return;
+    dev_xyzz_t<F> acc = in[(size_t)g * gs];
+    for (int j = 1; j < gs; j++)
+        xyzz_add(acc, acc, in[(size_t)g * gs + j]);
+    out[g] = acc;
+}
+
+template <class F>
+__global__ void msm_final_kernel(const dev_xyzz_t<F> *win,
+                                 const dev_xyzz_t<F> *ones, dev_jac_t<F> *out,
+                                 int c, int nw)
+{
+    dev_xyzz_t<F> acc = win[nw - 1];
+    for (int w = nw - 2; w >= 0; w--) {
+        for (int i = 0; i < c; i++)
+            xyzz_dbl(acc, acc);
+        xyzz_add(acc, acc, win[w]);
+    }
+    xyzz_add(acc, acc, ones[0]);
+    xyzz_to_jac(*out, acc);
+}
+
+/* ---- host side --------------------------------------------------------- */
+
+static inline unsigned msm_window_for(size_t n)
+{
+    unsigned log = 0;
+    while (((size_t)1 << log) < n)
+        log++;
+    int c = (int)log - 5;
+    if (c < 4)
+        c = 4;
+    if (c > 18)
+        c = 18;
+    return (unsigned)c;
+}
+
+static inline unsigned blocks_for(size_t n, unsigned threads)
+{
+    size_t b = (n + threads - 1) / threads;
+    return b ? (unsigned)b : 1;
+}
+
+/* Checks the density against n_bases and builds the per-word prefix counts
+ * (malloc'ed into *prefix, words entries). */
+static inline int msm_density_prefix(const uint64_t *density, size_t n, size_t n_bases,
+                              uint32_t **prefix, size_t *words)
+{
+    size_t nw = (n + 63) / 64, count = 0;
+    uint32_t *p = (uint32_t *)malloc(nw * sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    for (size_t i = 0; i < nw; i++) {
+        uint64_t w = density[i];
+        if (i == nw - 1 && (n & 63))
+            w &= (1ull << (n & 63)) - 1;
+        p[i] = (uint32_t)count;
+        count += (size_t)__builtin_popcountll(w);
+    }
+    if (count != n_bases) {
+        free(p);
+        return -EINVAL;
+    }
+    *prefix = p;
+    *words = nw;
+    return 0;
+}
+
+template <class F>
+static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
+                   const dev_affine_t<F> *dev_bases, size_t n_bases,
+                   const dev_fr_t *scalars, size_t n, const uint64_t *density,
+                   unsigned window)
+{
+    typedef dev_affine_t<F> aff_t;
+    typedef dev_xyzz_t<F> xyzz_t;
+    struct kbuf b_sc = {}, b_keys[2] = {}, b_vals[2] = {}, b_start = {},
+                b_end = {}, b_buck = {}, b_seg[2] = {}, b_ones[2] = {},
+                b_out = {}, b_dens = {}, b_pref = {}, b_bases = {}, b_tmp = {},
+                b_stage[2] = {};
+    cudaStream_t s0 = NULL, s1 = NULL;
+    cudaEvent_t ev_stage[2] = {}, ev_bases = NULL;
+    uint32_t *prefix = NULL;
+    size_t words = 0, used_bases, items, tmp_bytes = 0, chunk;
+    int c, nw, rc = 0, end_bit;
+    uint32_t nb, nseg;
+
+    if (!ret || (n && !scalars))
+        return -EINVAL;
+    if (window && (window < 2 || window > MSM_MAX_WINDOW))
+        return -EINVAL;
+    if (n == 0) {
+        dev_jac_t<F> inf;
+        field_set_one(inf.x);
+        field_set_one(inf.y);
+        field_set_zero(inf.z);
+        *ret = inf;
+        return 0;
+    }
+    if (n > 0x7fffffffu)
+        return -EOVERFLOW;
+    if (density) {
+        if ((rc = msm_density_prefix(density, n, n_bases, &prefix, &words)) < 0)
+            return rc;
+        used_bases = n_bases;
+    } else {
+        if (n_bases < n)
+            return -EINVAL;
+        used_bases = n;
+    }
+    if (used_bases && !host_bases && !dev_bases) {
+        free(prefix);
+        return -EINVAL;
+    }
+    c = window ? (int)window : (int)msm_window_for(n);
+    nw = (256 + c - 1) / c;
+    nb = (uint32_t)nw << (c - 1);
+    items = (size_t)nw * n;
+    if (items > 0x7fffffffu) {
+        free(prefix);
+        return -EOVERFLOW;
+    }
+    end_bit = 32 - __builtin_clz(nb + 1);
+    nseg = (1u << (c - 1)) / ((1u << (c - 1)) < MSM_SEG ? (1u << (c - 1)) : MSM_SEG);
+
+    /* ---- allocations ---- */
+#define MSM_ALLOC(b, role, bytes)                                             \
+    do {                                                                      \
+        if ((rc = kbuf_alloc(&(b), (role), (bytes))) < 0)                     \
+            goto fail;                                                        \
+    } while (0)
+    MSM_ALLOC(b_sc, KERNELS_MEM_MSM, n * sizeof(dev_fr_t));
+    for (int i = 0; i < 2; i++) {
+        MSM_ALLOC(b_keys[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
+        MSM_ALLOC(b_vals[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
+        MSM_ALLOC(b_seg[i], KERNELS_MEM_MSM, (size_t)nw * nseg * sizeof(xyzz_t));
+    }
+    MSM_ALLOC(b_start, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
+    MSM_ALLOC(b_end, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
+    MSM_ALLOC(b_buck, KERNELS_MEM_MSM, (size_t)nb * sizeof(xyzz_t));
+    MSM_ALLOC(b_ones[0], KERNELS_MEM_MSM, MSM_ONES_THREADS * sizeof(xyzz_t));
+    MSM_ALLOC(b_ones[1], KERNELS_MEM_MSM, MSM_ONES_THREADS * sizeof(xyzz_t));
+    MSM_ALLOC(b_out, KERNELS_MEM_MSM, sizeof(dev_jac_t<F>));
+    if (density) {
+        MSM_ALLOC(b_dens, KERNELS_MEM_MSM, words * sizeof(uint64_t));
+        MSM_ALLOC(b_pref, KERNELS_MEM_MSM, words * sizeof(uint32_t));
+    }
+    if (!dev_bases && used_bases) {
+        MSM_ALLOC(b_bases, KERNELS_MEM_MSM, used_bases * sizeof(aff_t));
+        dev_bases = (const aff_t *)b_bases.p;
+    }
+    {
+        cub::DoubleBuffer<uint32_t> dk((uint32_t *)b_keys[0].p, (uint32_t *)b_keys[1].p);
+        cub::DoubleBuffer<uint32_t> dv((uint32_t *)b_vals[0].p, (uint32_t *)b_vals[1].p);
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, dk, dv,
+                                                 (int)items, 0, end_bit));
+    }
+    MSM_ALLOC(b_tmp, KERNELS_MEM_MSM, tmp_bytes ? tmp_bytes : 1);
+    chunk = n < MSM_CHUNK ? n : MSM_CHUNK;
+    MSM_ALLOC(b_stage[0], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
+    MSM_ALLOC(b_stage[1], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
+#undef MSM_ALLOC
+
+    CUDA_TRY(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CUDA_TRY(cudaEventCreateWithFlags(&ev_stage[0], cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&ev_stage[1], cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&ev_bases, cudaEventDisableTiming));
+
+    if (density) {
+        CUDA_TRY(cudaMemcpyAsync(b_dens.p, density, words * sizeof(uint64_t),
+                                 cudaMemcpyHostToDevice, s0));
+        CUDA_TRY(cudaMemcpyAsync(b_pref.p, prefix, words * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, s0));
+        /* the prefix copy reads host memory: wait before freeing it */
+        CUDA_TRY(cudaStreamSynchronize(s0));
+    }
+
+    /* ---- 1. scalars in, digits out, chunk by chunk ---- */
+    for (size_t off = 0, q = 0; off < n; off += chunk, q++) {
+        size_t len = n - off < chunk ? n - off : chunk;
+        int sb = (int)(q & 1);
+        if (q >= 2)
+            CUDA_TRY(cudaEventSynchronize(ev_stage[sb]));
+        memcpy(b_stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
+        CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)b_sc.p + off, b_stage[sb].p,
+                                 len * sizeof(dev_fr_t), cudaMemcpyHostToDevice, s0));
+        CUDA_TRY(cudaEventRecord(ev_stage[sb], s0));
+        unsigned blocks = blocks_for(len, 256);
+        msm_digits_kernel<<<blocks, 256, 0, s0>>>(
+            (const dev_fr_t *)b_sc.p, off, off + len, n,
+            density ? (const uint64_t *)b_dens.p : NULL,
+            density ? (const uint32_t *)b_pref.p : NULL,
+            (uint32_t *)b_keys[0].p, (uint32_t *)b_vals[0].p, c, nw);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_digits_kernel")) < 0)
+            goto fail;
+    }
+
+    /* ---- 2. sort by bucket, find the buckets' ranges ---- */
+    {
+        cub::DoubleBuffer<uint32_t> dk((uint32_t *)b_keys[0].p, (uint32_t *)b_keys[1].p);
+        cub::DoubleBuffer<uint32_t> dv((uint32_t *)b_vals[0].p, (uint32_t *)b_vals[1].p);
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(b_tmp.p, tmp_bytes, dk, dv,
+                                                 (int)items, 0, end_bit, s0));
+        CUDA_TRY(cudaMemsetAsync(b_start.p, 0, (nb + 2) * sizeof(uint32_t), s0));
+        CUDA_TRY(cudaMemsetAsync(b_end.p, 0, (nb + 2) * sizeof(uint32_t), s0));
+        msm_bounds_kernel<<<blocks_for(items, 256) > 65536 ? 65536 : blocks_for(items, 256),
+                            256, 0, s0>>>(dk.Current(), items, (uint32_t *)b_start.p,
+                                          (uint32_t *)b_end.p, nb);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_bounds_kernel")) < 0)
+            goto fail;
+
+        /* the bases travel while the GPU sorts */
+        if (b_bases.p) {
+            CUDA_TRY(cudaMemcpyAsync(b_bases.p, host_bases, used_bases * sizeof(aff_t),
+                                     cudaMemcpyHostToDevice, s1));
+            CUDA_TRY(cudaEventRecord(ev_bases, s1));
+            CUDA_TRY(cudaStreamWaitEvent(s0, ev_bases, 0));
+        }
+
+        /* ---- 3. buckets, and the points of scalars 1 ---- */
+        const uint32_t *vals = dv.Current();
+        msm_bucket_kernel<F><<<blocks_for(nb, 128), 128, 0, s0>>>(
+            dev_bases, vals, (const uint32_t *)b_start.p, (const uint32_t *)b_end.p,
+            (xyzz_t *)b_buck.p, nb);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_bucket_kernel")) < 0)
+            goto fail;
+        msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, s0>>>(
+            dev_bases, vals, (const uint32_t *)b_start.p, (const uint32_t *)b_end.p,
+            nb, (xyzz_t *)b_ones[0].p);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_ones_kernel")) < 0)
+            goto fail;
+    }
+    {
+        /* ones: 1024 -> 32 -> 1 */
+        msm_group_sum_kernel<F><<<1, 32, 0, s0>>>((const xyzz_t *)b_ones[0].p,
+                                                  (xyzz_t *)b_ones[1].p, 32, MSM_GROUP);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
+            goto fail;
+        msm_group_sum_kernel<F><<<1, 1, 0, s0>>>((const xyzz_t *)b_ones[1].p,
+                                                 (xyzz_t *)b_ones[0].p, 1, 32);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
+            goto fail;
+
+        /* ---- 4. windows ---- */
+        int seg = (int)((1u << (c - 1)) / nseg);
+        msm_segment_kernel<F><<<blocks_for((size_t)nw * nseg, 128), 128, 0, s0>>>(
+            (const xyzz_t *)b_buck.p, (xyzz_t *)b_seg[0].p, c, nw, seg);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_segment_kernel")) < 0)
+            goto fail;
+        int cur = 0;
+        for (uint32_t m = nseg; m > 1;) {
+            uint32_t gs = m < MSM_GROUP ? m : MSM_GROUP;
+            uint32_t groups = (uint32_t)nw * (m / gs);
+            msm_group_sum_kernel<F><<<blocks_for(groups, 128), 128, 0, s0>>>(
+                (const xyzz_t *)b_seg[cur].p, (xyzz_t *)b_seg[cur ^ 1].p, groups, (int)gs);
+            if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
+                goto fail;
+            cur ^= 1;
+            m /= gs;
+        }
+
+        /* ---- 5. Horner over the windows ---- */
+        msm_final_kernel<F><<<1, 1, 0, s0>>>((const xyzz_t *)b_seg[cur].p,
+                                             (const xyzz_t *)b_ones[0].p,
+                                             (dev_jac_t<F> *)b_out.p, c, nw);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_final_kernel")) < 0)
+            goto fail;
+        dev_jac_t<F> res;
+        CUDA_TRY(cudaMemcpyAsync(&res, b_out.p, sizeof res, cudaMemcpyDeviceToHost, s0));
+        CUDA_TRY(cudaStreamSynchronize(s0));
+        *ret = res;
+    }
+
+fail:
+    if (s1)
+        cudaStreamSynchronize(s1);
+    if (s0)
+        cudaStreamSynchronize(s0);
+    for (int i = 0; i < 2; i++) {
+        if (ev_stage[i])
+            cudaEventDestroy(ev_stage[i]);
+        kbuf_free(&b_keys[i]);
+        kbuf_free(&b_vals[i]);
+        kbuf_free(&b_seg[i]);
+        kbuf_free(&b_ones[i]);
+        kbuf_free(&b_stage[i]);
+    }
+    if (ev_bases)
+        cudaEventDestroy(ev_bases);
+    if (s0)
+        cudaStreamDestroy(s0);
+    if (s1)
+        cudaStreamDestroy(s1);
+    kbuf_free(&b_sc);
+    kbuf_free(&b_start);
+    kbuf_free(&b_end);
+    kbuf_free(&b_buck);
+    kbuf_free(&b_out);
+    kbuf_free(&b_dens);
+    kbuf_free(&b_pref);
+    kbuf_free(&b_bases);
+    kbuf_free(&b_tmp);
+    free(prefix);
+    return rc;
+}
+
+/* The G1 and G2 instances, compiled in msm.cu and msm_g2.cu. */
+int msm_run_g1(dev_jac_t<dev_fp_t> *ret, const dev_affine_t<dev_fp_t> *host_bases,
+               const dev_affine_t<dev_fp_t> *dev_bases, size_t n_bases,
+               const dev_fr_t *scalars, size_t n, const uint64_t *density,
+               unsigned window);
+int msm_run_g2(dev_jac_t<dev_fp2_t> *ret, const dev_affine_t<dev_fp2_t> *host_bases,
+               const dev_affine_t<dev_fp2_t> *dev_bases, size_t n_bases,
+               const dev_fr_t *scalars, size_t n, const uint64_t *density,
+               unsigned window);
+
+#endif

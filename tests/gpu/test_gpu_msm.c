@@ -1,0 +1,239 @@
+/*
+ * GPU MSM (G1 and G2) against the CPU's msm_g1 / msm_g2, compared as points
+ * (Jacobian results converted to affine): sizes 0, 1, 2, 3, 1000, 4099 and
+ * 2^16; random scalars and skewed ones (mostly 0 and 1, with -1, 2 and
+ * random values among them); with and without a density bitmap; host bases
+ * and resident bases; forced small and large windows; repeated and infinity
+ * bases; bad arguments. The allocation hook must balance.
+ *
+ * Exits 77 (skipped) when no CUDA device is present.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "prover/curve/g1.h"
+#include "prover/curve/g2.h"
+#include "prover/field/fr.h"
+#include "prover/msm.h"
+#include "tests/common.h"
+#include "tests/gpu/gpu_hook.h"
+
+#define MAX_N ((size_t)1 << 16)
+
+/* Random points: running sums of four random multiples of the generator. */
+#define RAND_BASES(CURVE, GEN)                                                \
+    static CURVE##_affine_t *CURVE##_bases(size_t n)                          \
+    {                                                                         \
+        CURVE##_affine_t *out = malloc(n * sizeof *out);                      \
+        CURVE##_jac_t *jac = malloc(n * sizeof *jac), g, q[4];                \
+        if (!out || !jac)                                                     \
+            abort();                                                          \
+        CURVE##_jac_from_affine(&g, &GEN);                                    \
+        for (int i = 0; i < 4; i++) {                                         \
+            fr_t k;                                                           \
+            test_rand_fr(&k);                                                 \
+            CURVE##_jac_mul_fr(&q[i], &g, &k);                                \
+        }                                                                     \
+        jac[0] = q[0];                                                        \
+        for (size_t i = 1; i < n; i++)                                        \
+            CURVE##_jac_add(&jac[i], &jac[i - 1], &q[test_rand_below(4)]);    \
+        CURVE##_batch_to_affine(out, jac, n);                                 \
+        free(jac);                                                            \
+        /* a repeated base, its negation and infinity among them */          \
+        if (n > 10) {                                                         \
+            out[7] = out[3];                                                  \
+            CURVE##_affine_neg(&out[8], &out[3]);                             \
+            memset(&out[9], 0, sizeof out[9]);                                \
+        }                                                                     \
+        return out;                                                           \
+    }
+RAND_BASES(g1, G1_GENERATOR)
+RAND_BASES(g2, G2_GENERATOR)
+
+static g1_affine_t *b1;
+static g2_affine_t *b2;
+static fr_t *sc;
+static uint64_t *dens;
+
+static void make_scalars(size_t n, bool skewed)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!skewed) {
+            test_rand_fr(&sc[i]);
+            continue;
+        }
+        uint64_t r = test_rand_below(100);
+        if (r < 45)
+            sc[i] = FR_ZERO;
+        else if (r < 90)
+            sc[i] = FR_ONE;
+        else if (r < 93)
+            fr_neg(&sc[i], &FR_ONE);
+        else if (r < 96)
+            fr_from_u64(&sc[i], 2 + test_rand_below(1000));
+        else
+            test_rand_fr(&sc[i]);
+    }
+}
+
+static size_t make_density(size_t n)
+{
+    size_t count = 0;
+    for (size_t w = 0; w < (n + 63) / 64; w++)
+        dens[w] = test_rand_u64();
+    for (size_t i = 0; i < n; i++)
+        count += (dens[i / 64] >> (i % 64)) & 1;
+    return count;
+}
+
+static void check_g1(const char *what, size_t n, bool skewed, bool density,
+                     const g1_jac_t *cpu, const g1_jac_t *gpu, int rc)
+{
+    g1_affine_t a, b;
+    if (!CHECK(rc == 0)) {
+        fprintf(stderr, "%s g1 n=%zu skewed=%d density=%d: rc %d (%s)\n", what,
+                n, skewed, density, rc, kernels_last_error());
+        return;
+    }
+    g1_jac_to_affine(&a, cpu);
+    g1_jac_to_affine(&b, gpu);
+    if (!CHECK(memcmp(&a, &b, sizeof a) == 0))
+        fprintf(stderr, "%s g1 n=%zu skewed=%d density=%d: points differ\n",
+                what, n, skewed, density);
+}
+
+static void check_g2(const char *what, size_t n, bool skewed, bool density,
+                     const g2_jac_t *cpu, const g2_jac_t *gpu, int rc)
+{
+    g2_affine_t a, b;
+    if (!CHECK(rc == 0)) {
+        fprintf(stderr, "%s g2 n=%zu skewed=%d density=%d: rc %d (%s)\n", what,
+                n, skewed, density, rc, kernels_last_error());
+        return;
+    }
+    g2_jac_to_affine(&a, cpu);
+    g2_jac_to_affine(&b, gpu);
+    if (!CHECK(memcmp(&a, &b, sizeof a) == 0))
+        fprintf(stderr, "%s g2 n=%zu skewed=%d density=%d: points differ\n",
+                what, n, skewed, density);
+}
+
+static void test_case(size_t n, bool skewed, bool density, bool g2,
+                      const kernels_msm_bases_t *res1,
+                      const kernels_msm_bases_t *res2)
+{
+    size_t nb = n;
+    const uint64_t *d = NULL;
+    make_scalars(n, skewed);
+    if (density) {
+        nb = make_density(n);
+        d = dens;
+    }
+    if (!g2) {
+        g1_jac_t cpu, gpu;
+        CHECK(msm_g1(&cpu, b1, nb, sc, n, d, NULL) == 0);
+        int rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, nb, sc, n, d, 0);
+        check_g1("host", n, skewed, density, &cpu, &gpu, rc);
+        if (!density && res1) {
+            rc = kernels_msm_resident(&gpu, res1, sc, n, NULL, 0);
+            check_g1("resident", n, skewed, density, &cpu, &gpu, rc);
+        }
+    } else {
+        g2_jac_t cpu, gpu;
+        CHECK(msm_g2(&cpu, b2, nb, sc, n, d, NULL) == 0);
+        int rc = kernels_msm(&gpu, KERNELS_CURVE_G2, b2, nb, sc, n, d, 0);
+        check_g2("host", n, skewed, density, &cpu, &gpu, rc);
+        if (!density && res2) {
+            rc = kernels_msm_resident(&gpu, res2, sc, n, NULL, 0);
+            check_g2("resident", n, skewed, density, &cpu, &gpu, rc);
+        }
+    }
+}
+
+int main(void)
+{
+    int count = 0;
+    test_init("gpu-msm");
+    if (kernels_device_count(&count) < 0 || count == 0) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    hook_install();
+    b1 = g1_bases(MAX_N);
+    b2 = g2_bases(MAX_N);
+    sc = malloc(MAX_N * sizeof *sc);
+    dens = calloc(MAX_N / 64 + 1, sizeof *dens);
+    if (!sc || !dens)
+        abort();
+
+    kernels_msm_bases_t *r1 = NULL, *r2 = NULL;
+    CHECK(kernels_msm_bases_upload(&r1, KERNELS_CURVE_G1, b1, MAX_N) == 0);
+    CHECK(kernels_msm_bases_upload(&r2, KERNELS_CURVE_G2, b2, MAX_N) == 0);
+
+    static const size_t sizes[] = {0, 1, 2, 3, 1000, 4099, MAX_N};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int g2 = 0; g2 < 2; g2++)
+            for (int skewed = 0; skewed < 2; skewed++)
+                for (int density = 0; density < 2; density++)
+                    test_case(sizes[s], skewed, density, g2, r1, r2);
+
+    /* forced windows, small and large */
+    static const unsigned windows[] = {2, 3, 7, 13, 20};
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+        g1_jac_t cpu, gpu;
+        size_t n = 1000;
+        make_scalars(n, false);
+        CHECK(msm_g1(&cpu, b1, n, sc, n, NULL, NULL) == 0);
+        int rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, windows[w]);
+        check_g1("window", n, false, false, &cpu, &gpu, rc);
+    }
+    /* all scalars equal (one huge bucket), and all ones */
+    {
+        g1_jac_t cpu, gpu;
+        size_t n = 4099;
+        for (size_t i = 0; i < n; i++)
+            fr_from_u64(&sc[i], 5);
+        CHECK(msm_g1(&cpu, b1, n, sc, n, NULL, NULL) == 0);
+        int rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, 0);
+        check_g1("equal", n, true, false, &cpu, &gpu, rc);
+        for (size_t i = 0; i < n; i++)
+            sc[i] = FR_ONE;
+        CHECK(msm_g1(&cpu, b1, n, sc, n, NULL, NULL) == 0);
+        rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, 0);
+        check_g1("ones", n, true, false, &cpu, &gpu, rc);
+    }
+
+    /* bad arguments */
+    {
+        g1_jac_t out;
+        make_scalars(10, false);
+        CHECK(kernels_msm(&out, KERNELS_CURVE_G1, b1, 10, sc, 10, NULL, 1) == -EINVAL);
+        CHECK(kernels_msm(&out, KERNELS_CURVE_G1, b1, 10, sc, 10, NULL, 21) == -EINVAL);
+        CHECK(kernels_msm(&out, KERNELS_CURVE_G1, b1, 9, sc, 10, NULL, 0) == -EINVAL);
+        CHECK(kernels_msm(NULL, KERNELS_CURVE_G1, b1, 10, sc, 10, NULL, 0) == -EINVAL);
+        CHECK(kernels_msm(&out, (enum kernels_curve)5, b1, 10, sc, 10, NULL, 0) == -EINVAL);
+        uint64_t dd = 0x3ff; /* 10 set bits, but 9 bases */
+        CHECK(kernels_msm(&out, KERNELS_CURVE_G1, b1, 9, sc, 10, &dd, 0) == -EINVAL);
+        CHECK(kernels_msm_resident(&out, NULL, sc, 10, NULL, 0) == -EINVAL);
+    }
+
+    kernels_msm_bases_free(r1);
+    kernels_msm_bases_free(r2);
+    kernels_msm_bases_free(NULL);
+    CHECK(hook_st.allocs > 0);
+    CHECK(hook_st.allocs == hook_st.frees);
+    CHECK(hook_st.mismatches == 0);
+    CHECK(hook_live_total() == 0);
+    printf("hook: %lu allocations, %lu frees, %lu mismatches\n", hook_st.allocs,
+           hook_st.frees, hook_st.mismatches);
+    kernels_set_alloc_hook(NULL, NULL);
+    free(b1);
+    free(b2);
+    free(sc);
+    free(dens);
+    return test_finish();
+}
