@@ -395,10 +395,10 @@ int cmd_batch(int argc, char **argv)
     if (strcmp(o.backend, "gpu") == 0) {
         if (gpus == 0)
             return cli_error(2, "batch: --backend gpu: no CUDA device (%s)", kernels_last_error());
-        return cli_error(2, "batch: --backend gpu: the GPU prover backend is not part of this build yet");
+        backend = "gpu";
+    } else if (strcmp(o.backend, "auto") == 0 && gpus > 0) {
+        backend = "gpu";
     }
-    if (strcmp(o.backend, "auto") == 0 && gpus > 0)
-        fprintf(stderr, "zkbench: batch: the GPU prover backend is not part of this build yet; using the CPU\n");
     char out_dir[4096];
     if (o.out) {
         snprintf(out_dir, sizeof out_dir, "%s", o.out);
@@ -414,6 +414,8 @@ int cmd_batch(int argc, char **argv)
     if (run_files_open(&rf, out_dir, t0, err, sizeof err) < 0)
         return cli_error(2, "batch: %s", err);
     mem_set_sink(run_files_mem_sink, rf);
+    if (strcmp(o.backend, "auto") == 0 && gpus == 0)
+        fprintf(stderr, "zkbench: batch: no CUDA device, using the CPU backend\n");
     sysinfo_t si;
     sysinfo_read(&si);
 
@@ -422,6 +424,7 @@ int cmd_batch(int argc, char **argv)
     groth16_shape_t *shape = NULL;
     groth16_params_t *pk = NULL;
     groth16_pvk_t *pvk = NULL;
+    backend_t *be = NULL;
     pipeline_t *pl = NULL;
     sampler_t *sampler = NULL;
     json_t *root = NULL;
@@ -459,16 +462,30 @@ int cmd_batch(int argc, char **argv)
         status = cli_error(rc == -EINVAL ? 2 : 1, "batch: %s", err);
         goto done;
     }
-    printf("zkbench batch: %u proofs x %u partitions of %s on the %s backend\n", o.pc.count, o.pc.partitions,
-           circ->spec, backend);
+    printf("zkbench batch: %u proofs x %u partitions of %s (%s backend requested)\n", o.pc.count,
+           o.pc.partitions, circ->spec, o.backend);
     printf("parameters %s (%s in %.1f s)\n", params_path, generated ? "generated" : "loaded", cli_now() - tp);
     if ((rc = groth16_pvk_new(&pvk, &pk->vk)) < 0) {
         cli_error(1, "batch: out of memory");
         goto done;
     }
+    if (strcmp(backend, "gpu") == 0) {
+        double tu = cli_now();
+        if ((rc = backend_gpu_new(&be, pk, 0, err, sizeof err)) < 0) {
+            if (strcmp(o.backend, "gpu") == 0) {
+                cli_error(1, "batch: --backend gpu: %s", err);
+                goto done;
+            }
+            fprintf(stderr, "zkbench: batch: %s; using the CPU backend\n", err);
+            backend = "cpu";
+        } else {
+            printf("proving key resident on GPU 0 (uploaded in %.1f s)\n", cli_now() - tu);
+        }
+    }
 
     struct console con = {.tty = isatty(STDOUT_FILENO)};
-    struct pipeline_env env = {.circ = circ, .pk = pk, .shape = shape, .pvk = pvk, .rf = rf, .t0 = t0,
+    struct pipeline_env env = {.circ = circ, .pk = pk, .shape = shape, .pvk = pvk, .backend = be, .rf = rf,
+                               .t0 = t0,
                                .stop_flag = &stop_requested, .progress = console_progress,
                                .progress_ctx = &con};
     if ((rc = pipeline_new(&pl, &o.pc, &env)) < 0) {
@@ -563,6 +580,7 @@ done:
     sampler_stop(sampler);
     pipeline_free(pl);
     groth16_pvk_free(pvk);
+    backend_free(be);
     params_free(pk);
     groth16_shape_free(shape);
     circuit_free(circ);

@@ -308,6 +308,7 @@ static void *prove_main(void *arg)
         o.partition = x->partition;
         o.dealloc = p->cfg.dealloc;
         o.split = p->cfg.split;
+        o.backend = p->env.backend;
         int rc = groth16_prove_start(&x->pending, p->env.pk, p->env.shape, x->w, &o);
         if (rc == 0) {
             struct proof_state *ps = &p->proofs[x->proof];

@@ -56,6 +56,7 @@ struct pipeline_env {
     const groth16_params_t *pk;
     const groth16_shape_t *shape;
     const groth16_pvk_t *pvk;
+    const backend_t *backend; /* NULL: CPU */
     run_files_t *rf;
     double t0;                        /* run start, cli_now() */
     volatile sig_atomic_t *stop_flag; /* set by SIGINT/SIGTERM */

@@ -157,7 +157,7 @@ static int run_b2(groth16_pending_t *p)
     msm_opts_for(&m, &p->opts);
     const r1cs_t *cs = p->shape->cs;
     double t0 = now_s();
-    int rc = msm_g2(&p->b2, p->pk->b_g2, p->shape->n_b, p->w, r1cs_num_vars(cs), p->shape->density_b, &m);
+    int rc = backend_msm_g2(p->opts.backend, &p->b2, p->pk, p->w, r1cs_num_vars(cs), p->shape->density_b, &m);
     mem_touch(p->w); /* from here on the pending copy only waits for finish */
     p->t_b2 = now_s() - t0;
     return rc;
@@ -198,21 +198,7 @@ static int compute_h(fr_t *a, const groth16_shape_t *shape, const fr_t *w, const
     memset(b + used, 0, (n - used) * sizeof(fr_t));
     memset(c + used, 0, (n - used) * sizeof(fr_t));
 
-    const ntt_domain_t *d = &shape->domain;
-    if ((rc = ntt_inverse(d, a, o->threads)) < 0 || (rc = ntt_coset_forward(d, a, o->threads)) < 0 ||
-        (rc = ntt_inverse(d, b, o->threads)) < 0 || (rc = ntt_coset_forward(d, b, o->threads)) < 0)
-        goto done;
-    if ((rc = ntt_pointwise_mul_sub(a, b, NULL, NULL, n, o->threads)) < 0)
-        goto done;
-    mem_free(b);
-    b = NULL;
-    if ((rc = ntt_inverse(d, c, o->threads)) < 0 || (rc = ntt_coset_forward(d, c, o->threads)) < 0)
-        goto done;
-    if ((rc = ntt_pointwise_mul_sub(a, NULL, c, &d->z_coset_inv, n, o->threads)) < 0)
-        goto done;
-    mem_free(c);
-    c = NULL;
-    rc = ntt_coset_inverse(d, a, o->threads);
+    rc = backend_compute_h(o->backend, a, b, c, &shape->domain, o->threads);
     if (o->times)
         o->times->ntt = now_s() - t0;
 done:
@@ -271,21 +257,21 @@ int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, con
     msm_opts_for(&m, o);
     groth16_times_t unused, *t = o->times ? o->times : &unused;
     double t0 = now_s();
-    rc = msm_g1(&p->h, pk->h, pk->n_h, h, shape->n - 1, NULL, &m);
+    rc = backend_msm_g1(o->backend, &p->h, BACKEND_H, pk, h, shape->n - 1, NULL, &m);
     mem_free(h);
     if (rc < 0)
         goto fail;
     t->msm_h = now_s() - t0;
     t0 = now_s();
-    if ((rc = msm_g1(&p->l, pk->l, pk->n_l, w + cs->num_inputs, cs->num_aux, NULL, &m)) < 0)
+    if ((rc = backend_msm_g1(o->backend, &p->l, BACKEND_L, pk, w + cs->num_inputs, cs->num_aux, NULL, &m)) < 0)
         goto fail;
     t->msm_l = now_s() - t0;
     t0 = now_s();
-    if ((rc = msm_g1(&p->a, pk->a, pk->n_a, w, nv, shape->density_a, &m)) < 0)
+    if ((rc = backend_msm_g1(o->backend, &p->a, BACKEND_A, pk, w, nv, shape->density_a, &m)) < 0)
         goto fail;
     t->msm_a = now_s() - t0;
     t0 = now_s();
-    if ((rc = msm_g1(&p->b1, pk->b_g1, pk->n_b_g1, w, nv, shape->density_b, &m)) < 0)
+    if ((rc = backend_msm_g1(o->backend, &p->b1, BACKEND_B_G1, pk, w, nv, shape->density_b, &m)) < 0)
         goto fail;
     t->msm_b1 = now_s() - t0;
     *ret = p;

@@ -20,6 +20,7 @@
 #include "prover/curve/g1.h"
 #include "prover/curve/g2.h"
 #include "prover/curve/pairing.h"
+#include "prover/backend.h"
 #include "prover/dealloc.h"
 #include "prover/ntt.h"
 #include "prover/params.h"
@@ -87,6 +88,7 @@ typedef struct {
 struct groth16_prove_opts {
     unsigned threads;   /* CPU threads for NTT and MSM; 0: all cores */
     groth16_times_t *times; /* NULL, or where to record the stage times */
+    const backend_t *backend; /* NULL: the CPU; else a GPU (backend_gpu_new) */
     int proof;          /* tags of the tracked buffers (-1: none) */
     int partition;
     enum dealloc_mode dealloc; /* how prove_finish releases the pending buffers */
