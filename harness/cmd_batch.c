@@ -432,7 +432,7 @@ int cmd_batch(int argc, char **argv)
     if (o.pc.faults.no_purge) {
         /* retention planted: freed pages stay with the allocator */
         ssize_t never = -1;
-        mallctl("arenas.dirty_decay_ms", NULL, NULL, &never, sizeof never);
+        mallctl("arenas.dirty_decay_ms", NULL, NULL, &never, sizeof never); /* new arenas */
         mallctl("arenas.muzzy_decay_ms", NULL, NULL, &never, sizeof never);
     }
 
@@ -531,6 +531,12 @@ int cmd_batch(int argc, char **argv)
     uint64_t ticks = 0, peak = base.rss;
     double med_tick = 0;
     if (sampler) {
+        /* a short idle drain, so the state after the work is in several
+         * samples rather than one */
+        unsigned drain_ms = o.sample_ms * 10 > 250 ? o.sample_ms * 10 : 250;
+        struct timespec ts = {drain_ms / 1000, (long)(drain_ms % 1000) * 1000000L};
+        if (!res.interrupted)
+            nanosleep(&ts, NULL);
         sampler_stats(sampler, &ticks, &med_tick, &peak);
         sampler_stop(sampler);
         sampler = NULL;

@@ -579,6 +579,18 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
         free_part(x);
     while ((x = q_pop(&p->finish_q)))
         free_part(x);
+    /* held buffers (planted hold fault) are freed when due, not early, so
+     * the drain the sampler records is the real one */
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        bool pending_holds = p->delayed != NULL;
+        pthread_mutex_unlock(&p->lock);
+        if (!pending_holds || out->interrupted)
+            break;
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+        run_delayed(p, false);
+    }
     run_delayed(p, true);
     dealloc_drain();
 
