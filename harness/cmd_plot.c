@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "harness/analyze.h"
 #include "harness/cli.h"
@@ -52,6 +53,18 @@ int cmd_plot(int argc, char **argv)
     if (!out)
         out = dir;
     char err[768], written[256];
+    /* a sweep folder (zkbench sweep's) holds sweep.csv and one folder per
+     * run, but no samples of its own: draw the sweep alone */
+    char samples[4200], sweep_csv[4200];
+    snprintf(samples, sizeof samples, "%s/samples.csv", dir);
+    snprintf(sweep_csv, sizeof sweep_csv, "%s/sweep.csv", dir);
+    if (access(samples, F_OK) != 0 && access(sweep_csv, R_OK) == 0) {
+        int rc = plot_sweep(sweep_csv, out, err, sizeof err);
+        if (rc < 0)
+            return cli_error(rc == -EINVAL ? 2 : 1, "plot: %s", err);
+        printf("plotted  sweep into %s (.png and .svg)\n", out);
+        return 0;
+    }
     analyze_run_t *run = NULL;
     if (analyze_run_load(&run, dir, err, sizeof err) < 0)
         return cli_error(2, "plot: %s", err);

@@ -237,13 +237,12 @@ int cmd_sweep(int argc, char **argv)
         analyze_result_clear(&first);
         return cli_error(1, "sweep: cannot write the capacity table in %s", dir);
     }
-    fprintf(f, "pw,concurrency,s_per_proof,peak_rss,predicted_peak_rss,footprint_per_partition,verdict,ram_bytes\n");
+    fprintf(f, "pw,concurrency,s_per_proof,peak_rss,predicted_peak_rss,footprint_per_partition,ram_bytes\n");
     fprintf(md, "| pw | concurrency | s/proof | peak RSS (GiB) | predicted peak (GiB) | verdict |\n"
                 "|---:|---:|---:|---:|---:|---|\n");
     for (size_t k = 0; k < n_pw; k++) {
-        fprintf(f, "%u,%u,%.4f,%.0f,%.0f,%.0f,%s,%llu\n", row[k].pw, row[k].conc, row[k].s_per_proof, row[k].peak,
-                isnan(row[k].predicted) ? 0.0 : row[k].predicted, row[k].footprint, row[k].verdict,
-                (unsigned long long)ram);
+        fprintf(f, "%u,%u,%.4f,%.0f,%.0f,%.0f,%llu\n", row[k].pw, row[k].conc, row[k].s_per_proof, row[k].peak,
+                isnan(row[k].predicted) ? 0.0 : row[k].predicted, row[k].footprint, (unsigned long long)ram);
         fprintf(md, "| %u | %u | %.2f | %.3f | %.3f | %s |\n", row[k].pw, row[k].conc, row[k].s_per_proof,
                 row[k].peak / 1073741824.0, row[k].predicted / 1073741824.0, row[k].verdict);
     }
