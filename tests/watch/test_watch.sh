@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# zkbench watch on programs whose memory behaviour is known: one that leaks
+# steadily is "growing", one that allocates once and then holds steady is
+# not; the command's exit status is passed through; samples.csv has the
+# batch header with the heap columns empty; bad input gives one line, exit 2.
+#   test_watch.sh PATH_TO_ZKBENCH
+set -u
+zk=$(realpath "$1")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+verdict() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trend"]["verdict"])' "$1/run.json" 2>/dev/null; }
+
+# leaks 2 MiB every 30 ms for ~3 s
+"$zk" watch --sample-ms 20 --out "$tmp/leak" -- python3 -c '
+import time
+keep = []
+for i in range(100):
+    keep.append(bytearray(2 << 20)); time.sleep(0.03)
+' >"$tmp/leak.log" 2>&1 || fail "watch of the leaking program failed: $(cat "$tmp/leak.log")"
+[ "$(verdict "$tmp/leak")" = growing ] || fail "leaking program: verdict '$(verdict "$tmp/leak")', expected growing"
+
+# allocates 64 MiB at once, then holds it for ~3 s, exits 3
+"$zk" watch --sample-ms 20 --out "$tmp/flat" -- python3 -c '
+import sys, time
+keep = bytearray(64 << 20)
+for i in range(len(keep) // 4096): keep[i * 4096] = 1
+time.sleep(3); sys.exit(3)
+' >"$tmp/flat.log" 2>&1
+rc=$?
+[ $rc -eq 3 ] || fail "watch did not pass the command's exit status through (got $rc)"
+v=$(verdict "$tmp/flat")
+[ "$v" != growing ] || fail "steady program called growing"
+
+head -1 "$tmp/leak/samples.csv" | grep -q '^t_ms,rss,rss_anon,rss_file,hwm,je_allocated' || fail "samples.csv header"
+sed -n 3p "$tmp/leak/samples.csv" | grep -q '^[0-9.]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,,' || fail "heap columns of another process are not empty"
+
+for args in "" "--pid 0" "--pid 99999999" "--pid 1 -- true" "--sample-ms 0 -- true" "-- /no/such/program" "--bogus -- true"; do
+  "$zk" watch $args >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "watch $args: exit $rc, stderr $(cat "$tmp/err")"
+done
+
+[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
+echo "watch: all checks passed"
