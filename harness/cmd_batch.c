@@ -57,7 +57,7 @@ static void usage(FILE *f)
           "  --count N               proofs (default 4)\n"
           "  --concurrency J         proofs in flight at most (default 1)\n"
           "  --partitions P          partitions per proof (default 10)\n"
-          "  --circuit SPEC          default porep:constraints=2^12\n"
+          "  --circuit SPEC          porep:constraints=2^N[,...] (default 2^12) or zkey:PATH,wtns:PATH\n"
           "  --pw P                  synthesis workers (default 2)\n"
           "  --gpu-workers W         prover workers per device (CPU backend: in total; default 1)\n"
           "  --gpu-queue Q           synthesized partitions waiting for a prover worker (default W)\n"
@@ -440,13 +440,19 @@ int cmd_batch(int argc, char **argv)
         status = cli_error(2, "batch: %s", err);
         goto done;
     }
-    if ((rc = groth16_shape_new(&shape, circ->r1cs)) < 0) {
-        cli_error(1, "batch: cannot prepare the circuit: %s", strerror(-rc));
-        goto done;
-    }
     bool generated = false;
     double tp = cli_now();
-    if (o.params) {
+    if (circ->prove) {
+        /* a circuit with its own keys (zkey): no parameter file, no shape */
+        if (o.params) {
+            status = cli_error(2, "batch: --params does not go with --circuit %s (the zkey holds the keys)", o.circuit);
+            goto done;
+        }
+        snprintf(params_path, sizeof params_path, "(the zkey)");
+    } else if ((rc = groth16_shape_new(&shape, circ->r1cs)) < 0) {
+        cli_error(1, "batch: cannot prepare the circuit: %s", strerror(-rc));
+        goto done;
+    } else if (o.params) {
         params_error_t perr;
         snprintf(params_path, sizeof params_path, "%s", o.params);
         if ((rc = params_read(&pk, o.params, 0, o.pc.threads, &perr)) < 0) {
@@ -459,15 +465,23 @@ int cmd_batch(int argc, char **argv)
         }
     } else if ((rc = param_cache_load(&pk, circ, shape, o.pc.threads, &generated, params_path,
                                       sizeof params_path, err, sizeof err)) < 0) {
+        /* (the cache: generated once per circuit, then mapped) */
         status = cli_error(rc == -EINVAL ? 2 : 1, "batch: %s", err);
         goto done;
     }
     printf("zkbench batch: %u proofs x %u partitions of %s (%s backend requested)\n", o.pc.count,
            o.pc.partitions, circ->spec, o.backend);
     printf("parameters %s (%s in %.1f s)\n", params_path, generated ? "generated" : "loaded", cli_now() - tp);
-    if ((rc = groth16_pvk_new(&pvk, &pk->vk)) < 0) {
+    if ((rc = groth16_pvk_new(&pvk, circ->vk ? circ->vk : &pk->vk)) < 0) {
         cli_error(1, "batch: out of memory");
         goto done;
+    }
+    if (strcmp(backend, "gpu") == 0 && circ->prove) {
+        if (strcmp(o.backend, "gpu") == 0) {
+            cli_error(2, "batch: --backend gpu: circuits from a zkey are proved on the CPU");
+            goto done;
+        }
+        backend = "cpu";
     }
     if (strcmp(backend, "gpu") == 0) {
         double tu = cli_now();

@@ -309,7 +309,9 @@ static void *prove_main(void *arg)
         o.dealloc = p->cfg.dealloc;
         o.split = p->cfg.split;
         o.backend = p->env.backend;
-        int rc = groth16_prove_start(&x->pending, p->env.pk, p->env.shape, x->w, &o);
+        const circuit_t *circ = p->env.circ;
+        int rc = circ->prove ? circ->prove(circ, &x->proof_out, x->w, &o) /* its own keys, monolithic */
+                             : groth16_prove_start(&x->pending, p->env.pk, p->env.shape, x->w, &o);
         if (rc == 0) {
             struct proof_state *ps = &p->proofs[x->proof];
             memcpy(&ps->inputs[(size_t)x->partition * p->n_inputs], &x->w[1], p->n_inputs * sizeof(fr_t));
@@ -388,7 +390,7 @@ static void *finish_main(void *arg)
             break;
         double t0 = t_ms(p);
         struct proof_state *ps = &p->proofs[x->proof];
-        int rc = groth16_prove_finish(&x->proof_out, x->pending);
+        int rc = x->pending ? groth16_prove_finish(&x->proof_out, x->pending) : 0;
         x->pending = NULL;
         release_shadow(p, x);
         if (p->cfg.trim == TRIM_PARTITION)

@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prover/circuit/porep.h"
+#include "prover/iden3/wtns_file.h"
+#include "prover/iden3/zkey_file.h"
+#include "prover/iden3/zkey_prove.h"
 #include "prover/mem.h"
 
 static int porep_witness_cb(const circuit_t *c, fr_t *w, uint64_t seed, unsigned partition, unsigned threads)
@@ -67,6 +71,117 @@ static int circuit_porep(circuit_t *c, const char *spec, unsigned partitions, ch
     return 0;
 }
 
+/* ---- zkey:PATH,wtns:PATH -------------------------------------------------- */
+
+struct zkey_circuit {
+    iden3_zkey_t *z;
+    fr_t *w; /* the witness (tracked, kind aux) */
+    size_t n_w;
+};
+
+static int zkey_witness_cb(const circuit_t *c, fr_t *w, uint64_t seed, unsigned partition, unsigned threads)
+{
+    (void)seed;
+    (void)threads;
+    const struct zkey_circuit *zc = c->impl;
+    if (partition >= c->partitions)
+        return -EINVAL;
+    memcpy(w, zc->w, zc->n_w * sizeof *w);
+    return 0;
+}
+
+static int zkey_prove_cb(const circuit_t *c, groth16_proof_t *proof, const fr_t *w,
+                         const struct groth16_prove_opts *o)
+{
+    const struct zkey_circuit *zc = c->impl;
+    struct iden3_prove_opts io;
+    iden3_prove_opts_default(&io);
+    io.threads = o->threads;
+    io.proof = o->proof;
+    io.partition = o->partition;
+    io.times = o->times;
+    return iden3_zkey_prove(proof, zc->z, w, zc->n_w, &io);
+}
+
+static void zkey_destroy_cb(circuit_t *c)
+{
+    struct zkey_circuit *zc = c->impl;
+    if (!zc)
+        return;
+    iden3_zkey_free(zc->z);
+    mem_free(zc->w);
+    free(zc);
+}
+
+/* "zkey:PATH,wtns:PATH" into its two paths (either order). */
+static int zkey_spec(char *zkey, char *wtns, size_t cap, const char *spec, char *err, size_t errcap)
+{
+    zkey[0] = wtns[0] = 0;
+    const char *s = spec;
+    while (*s) {
+        const char *end = strchr(s, ',');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        char *dst = NULL;
+        size_t skip = 0;
+        if (len > 5 && strncmp(s, "zkey:", 5) == 0)
+            dst = zkey, skip = 5;
+        else if (len > 5 && strncmp(s, "wtns:", 5) == 0)
+            dst = wtns, skip = 5;
+        if (!dst || dst[0] || len - skip >= cap) {
+            snprintf(err, errcap, "circuit '%s': expected zkey:PATH,wtns:PATH", spec);
+            return -EINVAL;
+        }
+        memcpy(dst, s + skip, len - skip);
+        dst[len - skip] = 0;
+        s += len + (end ? 1 : 0);
+    }
+    if (!zkey[0] || !wtns[0]) {
+        snprintf(err, errcap, "circuit '%s': expected zkey:PATH,wtns:PATH", spec);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int circuit_zkey(circuit_t *c, const char *spec, unsigned partitions, char *err, size_t cap)
+{
+    char zkey[1024], wtns[1024];
+    int rc = zkey_spec(zkey, wtns, sizeof zkey, spec, err, cap);
+    if (rc < 0)
+        return rc;
+    struct zkey_circuit *zc = calloc(1, sizeof *zc);
+    if (!zc) {
+        snprintf(err, cap, "out of memory");
+        return -ENOMEM;
+    }
+    iden3_error_t ie;
+    if ((rc = iden3_zkey_read(&zc->z, zkey, 0, 0, &ie)) < 0 ||
+        (rc = iden3_wtns_read(&zc->w, &zc->n_w, wtns, -1, &ie)) < 0) {
+        snprintf(err, cap, "%s", ie.msg);
+        zkey_destroy_cb(&(circuit_t){.impl = zc});
+        return rc == -ENOMEM ? rc : -EINVAL;
+    }
+    if (zc->n_w != zc->z->n_vars) {
+        snprintf(err, cap, "%s has %zu witness values, %s expects %u: they do not belong together", wtns, zc->n_w,
+                 zkey, zc->z->n_vars);
+        zkey_destroy_cb(&(circuit_t){.impl = zc});
+        return -EINVAL;
+    }
+    c->r1cs = zc->z->ab;
+    c->partitions = partitions ? partitions : 1;
+    c->witness = zkey_witness_cb;
+    c->destroy = zkey_destroy_cb;
+    c->impl = zc;
+    c->vk = &zc->z->vk;
+    c->prove = zkey_prove_cb;
+    snprintf(c->spec, sizeof c->spec, "zkey:%.100s,wtns:%.100s", zkey, wtns);
+    return 0;
+}
+
+static bool is_zkey(const char *spec)
+{
+    return strncmp(spec, "zkey:", 5) == 0 || strncmp(spec, "wtns:", 5) == 0;
+}
+
 static bool is_porep(const char *spec)
 {
     return strcmp(spec, "porep") == 0 || strncmp(spec, "porep:", 6) == 0;
@@ -82,8 +197,10 @@ int circuit_from_spec(circuit_t **ret, const char *spec, unsigned partitions, ch
     int rc;
     if (is_porep(spec)) {
         rc = circuit_porep(c, spec, partitions, err, cap);
+    } else if (is_zkey(spec)) {
+        rc = circuit_zkey(c, spec, partitions, err, cap);
     } else {
-        snprintf(err, cap, "unknown circuit '%s' (known: porep:constraints=2^N,...)", spec);
+        snprintf(err, cap, "unknown circuit '%s' (known: porep:constraints=2^N,..., zkey:PATH,wtns:PATH)", spec);
         rc = -EINVAL;
     }
     if (rc < 0) {
@@ -100,7 +217,16 @@ int circuit_check_spec(const char *spec, unsigned partitions, char *err, size_t 
         porep_params_t params;
         return porep_spec(&params, spec, partitions, err, cap);
     }
-    snprintf(err, cap, "unknown circuit '%s' (known: porep:constraints=2^N,...)", spec);
+    if (is_zkey(spec)) {
+        char zkey[1024], wtns[1024];
+        int rc = zkey_spec(zkey, wtns, sizeof zkey, spec, err, cap);
+        if (rc == 0 && (access(zkey, R_OK) != 0 || access(wtns, R_OK) != 0)) {
+            snprintf(err, cap, "circuit '%s': cannot read %s", spec, access(zkey, R_OK) != 0 ? zkey : wtns);
+            rc = -EINVAL;
+        }
+        return rc;
+    }
+    snprintf(err, cap, "unknown circuit '%s' (known: porep:constraints=2^N,..., zkey:PATH,wtns:PATH)", spec);
     return -EINVAL;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "prover/field/fr.h"
+#include "prover/groth16.h"
 #include "prover/r1cs.h"
 
 typedef struct circuit circuit_t;
@@ -24,10 +25,17 @@ struct circuit {
     int (*witness)(const circuit_t *c, fr_t *w, uint64_t seed, unsigned partition, unsigned threads);
     void (*destroy)(circuit_t *c);
     void *impl;
+    /* Circuits that bring their own keys (a snarkjs zkey): the verifying
+     * key, and a monolithic prover used instead of the bellperson-layout
+     * parameters and the split API. NULL for the built-in families. */
+    const groth16_vk_t *vk;
+    int (*prove)(const circuit_t *c, groth16_proof_t *proof, const fr_t *w, const struct groth16_prove_opts *o);
 };
 
 /*
- * Builds the circuit a spec names: "porep[:key=value,...]" (see porep.h).
+ * Builds the circuit a spec names: "porep[:key=value,...]" (see porep.h), or
+ * "zkey:PATH,wtns:PATH" (a circom/snarkjs circuit: its zkey is the key and
+ * its witness is every partition's, read once).
  * partitions > 0 overrides the spec's partition count. On failure returns
  * a negative errno and a one-line reason in err (cap bytes): -EINVAL for an
  * unknown family or malformed spec, -ERANGE for values out of range,
