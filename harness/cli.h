@@ -17,6 +17,9 @@ int cli_bad_option(const char *command, int argc, char **argv);
 /* Parses a non-negative integer option value: decimal, or "2^N". Returns
  * false (and prints "<command>: --<name> must be ...") when malformed. */
 bool cli_parse_u64(uint64_t *ret, const char *command, const char *name, const char *text);
+/* Creates a folder and its missing parents (mode 0755); an existing folder
+ * is fine. 0 or a negative errno. */
+int cli_mkdir_p(const char *path);
 /* Seconds since an arbitrary start, for timings. */
 double cli_now(void);
 

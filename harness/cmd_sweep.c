@@ -132,16 +132,9 @@ int cmd_sweep(int argc, char **argv)
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
         snprintf(dir, sizeof dir, "results/runs/sweep-%s", stamp);
     }
-    char mk[4096];
-    snprintf(mk, sizeof mk, "%s", dir);
-    for (char *p = mk + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(mk, 0755);
-            *p = '/';
-        }
-    if (mkdir(mk, 0755) != 0 && errno != EEXIST)
-        return free(fwd), cli_error(2, "sweep: cannot create output folder %s: %s", dir, strerror(errno));
+    int mk_rc = cli_mkdir_p(dir);
+    if (mk_rc < 0)
+        return free(fwd), cli_error(2, "sweep: cannot create output folder %s: %s", dir, strerror(-mk_rc));
 
     struct {
         unsigned pw, conc;

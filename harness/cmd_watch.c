@@ -147,16 +147,9 @@ int cmd_watch(int argc, char **argv)
     if (cmd)
         for (char **a = cmd; *a; a++)
             snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", a == cmd ? "" : " ", *a);
-    char mk[4200];
-    snprintf(mk, sizeof mk, "%s", dir);
-    for (char *p = mk + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(mk, 0755);
-            *p = '/';
-        }
-    if (mkdir(mk, 0755) != 0 && errno != EEXIST)
-        return cli_error(2, "watch: cannot create output folder %s: %s", dir, strerror(errno));
+    int mk_rc = cli_mkdir_p(dir);
+    if (mk_rc < 0)
+        return cli_error(2, "watch: cannot create output folder %s: %s", dir, strerror(-mk_rc));
     char path[4300];
     snprintf(path, sizeof path, "%s/samples.csv", dir);
     FILE *csv = fopen(path, "w");

@@ -1,31 +1,14 @@
 /* The parameter cache; see param_cache.h. */
 #include "harness/param_cache.h"
 
+#include "harness/cli.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int mkdir_parents(const char *path)
-{
-    char tmp[4096];
-    if (strlen(path) >= sizeof tmp)
-        return -ENAMETOOLONG;
-    strcpy(tmp, path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
 
 int param_cache_dir(char *out, size_t cap, char *err, size_t err_cap)
 {
@@ -45,7 +28,7 @@ int param_cache_dir(char *out, size_t cap, char *err, size_t err_cap)
         snprintf(err, err_cap, "parameter cache path too long");
         return -ENAMETOOLONG;
     }
-    int rc = mkdir_parents(out);
+    int rc = cli_mkdir_p(out);
     if (rc < 0)
         snprintf(err, err_cap, "cannot create the parameter cache %s: %s (set ZKBENCH_PARAMS_DIR)", out,
                  strerror(-rc));

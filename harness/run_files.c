@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "harness/run_files.h"
 
+#include "harness/cli.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -35,25 +37,6 @@ struct run_files {
     size_t cap_table, n_live;
 };
 
-static int mkdir_p(const char *path)
-{
-    char tmp[4096];
-    if (strlen(path) >= sizeof tmp)
-        return -ENAMETOOLONG;
-    strcpy(tmp, path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
 static FILE *open_csv(const char *dir, const char *name, const char *header, char *err, size_t cap)
 {
     char path[4200];
@@ -86,7 +69,7 @@ int run_files_open(run_files_t **ret, const char *dir, double t0, char *err, siz
     rf->t0_ns = t0 * 1e9;
     pthread_mutex_init(&rf->rows_lock, NULL);
     pthread_mutex_init(&rf->ev_lock, NULL);
-    int rc = mkdir_p(dir);
+    int rc = cli_mkdir_p(dir);
     if (rc < 0) {
         snprintf(err, cap, "cannot create output folder %s: %s", dir, strerror(-rc));
         goto fail;
