@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness/cli.h"
+#include "harness/commands.h"
 #include "harness/iden3_json.h"
 #include "prover/groth16.h"
 #include "prover/iden3/r1cs_file.h"
@@ -172,28 +173,10 @@ static void verify_usage(FILE *f)
 
 int cmd_verify_snarkjs(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"vk", required_argument, NULL, 'v'},     {"proof", required_argument, NULL, 'o'},
-        {"public", required_argument, NULL, 'u'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *vk_path = NULL, *proof_path = NULL, *public_path = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'v': vk_path = optarg; break;
-        case 'o': proof_path = optarg; break;
-        case 'u': public_path = optarg; break;
-        case 'h': verify_usage(stdout); return 0;
-        default: return cli_bad_option("verify", argc, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_error(2, "verify: unexpected argument '%s'", argv[optind]);
-    if (!vk_path || !proof_path || !public_path)
-        return cli_error(2, "verify: --vk, --proof and --public are required (see zkbench verify --help)");
+    const char *vk_path, *proof_path, *public_path;
+    int parsed = cmd_verify_args(argc, argv, verify_usage, &vk_path, &proof_path, &public_path);
+    if (parsed >= 0)
+        return parsed;
     char msg[512];
     groth16_vk_t vk = {0};
     groth16_proof_t proof;

@@ -20,30 +20,40 @@ static void usage(FILE *f)
           f);
 }
 
-int cmd_verify(int argc, char **argv)
+int cmd_verify_args(int argc, char **argv, void (*usage_fn)(FILE *), const char **vk_path,
+                    const char **proof_path, const char **public_path)
 {
     static const struct option opts[] = {
         {"vk", required_argument, NULL, 'v'},     {"proof", required_argument, NULL, 'o'},
         {"public", required_argument, NULL, 'u'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *vk_path = NULL, *proof_path = NULL, *public_path = NULL;
+    *vk_path = *proof_path = *public_path = NULL;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'v': vk_path = optarg; break;
-        case 'o': proof_path = optarg; break;
-        case 'u': public_path = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case 'v': *vk_path = optarg; break;
+        case 'o': *proof_path = optarg; break;
+        case 'u': *public_path = optarg; break;
+        case 'h': usage_fn(stdout); return 0;
         default: return cli_bad_option("verify", argc, argv);
         }
     }
     if (optind < argc)
         return cli_error(2, "verify: unexpected argument '%s'", argv[optind]);
-    if (!vk_path || !proof_path || !public_path)
+    if (!*vk_path || !*proof_path || !*public_path)
         return cli_error(2, "verify: --vk, --proof and --public are required (see zkbench verify --help)");
+    return -1;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    const char *vk_path, *proof_path, *public_path;
+    int rc = cmd_verify_args(argc, argv, usage, &vk_path, &proof_path, &public_path);
+    if (rc >= 0)
+        return rc;
 
     char err[512];
     params_error_t perr;
@@ -76,7 +86,7 @@ int cmd_verify(int argc, char **argv)
         status = cli_error(1, "verify: out of memory");
         goto done;
     }
-    int rc = groth16_verify_batch(pvk, proofs, inputs, k, ni);
+    rc = groth16_verify_batch(pvk, proofs, inputs, k, ni);
     if (rc == 1) {
         printf("verified  %zu partitions\n", k);
         status = 0;

@@ -3,9 +3,15 @@
 #ifndef ZKB_COMMANDS_H
 #define ZKB_COMMANDS_H
 
+#include <stdio.h>
+
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+/* The options both verify commands take (--vk, --proof, --public, --help):
+ * -1 to go on with the three paths set, else the exit status. */
+int cmd_verify_args(int argc, char **argv, void (*usage_fn)(FILE *), const char **vk_path,
+                    const char **proof_path, const char **public_path);
 int cmd_batch(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_plot(int argc, char **argv);

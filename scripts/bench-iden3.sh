@@ -30,13 +30,7 @@ fi
 snarkjs=$npmdir/node_modules/.bin/snarkjs
 circom=$npmdir/node_modules/.bin/circom2
 zkbench=$build/harness/zkbench
-# zkbench itself once main.c routes prove --zkey; until then the same
-# command through tests/iden3's driver.
-if "$zkbench" prove --zkey /nonexistent.zkey --wtns /x 2>&1 | grep -q 'nonexistent.zkey: cannot open'; then
-  zk=("$zkbench"); zkname="zkbench prove --zkey"
-else
-  zk=("$build/tests/iden3/zkbench-iden3"); zkname="zkbench-iden3 prove --zkey (tests/iden3 driver, same code)"
-fi
+zk=("$zkbench"); zkname="zkbench prove --zkey"
 work=$build/bench-iden3
 mkdir -p "$work"
 cd "$work"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # circom / snarkjs interop (issue 7), checked against snarkjs itself:
-#   test_iden3.sh ZKBENCH_IDEN3 ZKBENCH SRCDIR NPMDIR
+#   test_iden3.sh ZKBENCH SRCDIR NPMDIR
 # Installs pinned snarkjs and circom2 into NPMDIR (once; the build tree),
 # compiles the circuits of SRCDIR/circuits with --prime bls12381, makes keys
 # from the committed powers of tau (SRCDIR/data: preparing phase 2 takes a
@@ -9,7 +9,8 @@
 # by both, and every bad-file class gives exit 2 and a line naming the file
 # and the problem. Skips (77) only when npm is missing.
 set -u
-zk=$(readlink -f "$1") zkbench=$(readlink -f "$2") src=$(readlink -f "$3") npmdir=$4
+zk=$(readlink -f "$1") src=$(readlink -f "$2") npmdir=$3
+zkbench=$zk
 SNARKJS_VERSION=0.7.6
 CIRCOM2_VERSION=0.2.23
 
@@ -89,12 +90,6 @@ tamper_proof() {
     p.pi_a = [x3.toString(), y3.toString(), "1"];
     fs.writeFileSync(process.argv[2], JSON.stringify(p, null, 1));' "$1" "$2"
 }
-
-# Does zkbench itself route prove --zkey and verify --vk *.json yet?
-zkbench_routes=0
-if "$zkbench" prove --zkey /nonexistent.zkey --wtns /nonexistent.wtns 2>&1 | grep -q 'nonexistent.zkey: cannot open'; then
-  zkbench_routes=1
-fi
 
 # ---- keys and witnesses --------------------------------------------------
 declare -A input=(
@@ -251,15 +246,6 @@ expect "public.json with a non-number" 2 "x.public.json: element 1" "$zk" verify
 echo '["52435875175126190479447740508185965837690552500527637822603658699938581184513", "1", "2"]' >big.public.json
 expect "public signal >= r" 2 "big.public.json: element 0" "$zk" verify --vk sq.vk.json --proof sq.sj.proof.json \
   --public big.public.json
-
-# ---- through zkbench itself, once it routes to these commands ---------------
-if [ "$zkbench_routes" = 1 ]; then
-  expect "zkbench prove --zkey" 0 "" "$zkbench" prove --zkey sq.zkey --wtns sq.wtns --proof r.proof.json --public r.public.json
-  expect_sj "zkbench (main) proof" valid sq.vk.json r.public.json r.proof.json
-  expect "zkbench verify --vk .json" 0 "" "$zkbench" verify --vk sq.vk.json --proof sq.sj.proof.json --public sq.sj.public.json
-else
-  echo "note: zkbench does not route prove --zkey / verify --vk *.json yet; tested through zkbench-iden3"
-fi
 
 echo "iden3 interop: $fails failure(s) in $((SECONDS - t_start)) s"
 [ "$fails" -eq 0 ]
