@@ -180,9 +180,12 @@ FIELD_INLINE void xyzz_add_mixed(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &a,
     field_sub(rr, rr, a.y);
     if (field_is_zero(p)) {
         if (field_is_zero(rr)) {
-            dev_xyzz_t<F> bb;
+            /* through copies: handing r itself to the out-of-line doubling
+             * would pin the caller's accumulator in local memory for good */
+            dev_xyzz_t<F> bb, d;
             xyzz_from_affine(bb, b);
-            xyzz_dbl(r, bb);
+            xyzz_dbl(d, bb);
+            r = d;
         } else {
             xyzz_set_inf(r);
         }

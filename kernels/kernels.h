@@ -209,6 +209,33 @@ int kernels_msm_resident(void *ret, const kernels_msm_bases_t *bases,
                          const void *scalars, size_t n_scalars,
                          const uint64_t *density, unsigned window);
 
+/*
+ * MSM scratch (device buffers, page-locked staging, streams) is kept between
+ * calls in a pool of workspaces, one per concurrent caller and device, grown
+ * to the largest call seen (KERNELS_MEM_MSM and KERNELS_MEM_PINNED buffers
+ * that outlive the call). kernels_msm_release frees the idle workspaces of
+ * every device; call it when no MSM is running (e.g. at the end of a run).
+ */
+int kernels_msm_release(void);
+
+/* Where the time of one MSM call went: device phases from CUDA events on
+ * the call's stream, the rest from the host clock (ms). */
+struct kernels_msm_profile {
+    size_t n;          /* scalars */
+    unsigned window;   /* bits per window */
+    unsigned windows;  /* number of windows */
+    double setup_ms;   /* host: workspace (de)allocations, density prefix */
+    double digits_ms;  /* scalars through the staging buffers, signed digits */
+    double sort_ms;    /* radix sort by bucket, bucket bounds */
+    double bases_ms;   /* host bases copied in (second stream, overlaps the
+                          two phases above; 0 for resident bases) */
+    double buckets_ms; /* waiting for the bases, bucket sums, the ones */
+    double reduce_ms;  /* window reductions, Horner, result copied out */
+    double total_ms;   /* host: the whole call */
+};
+/* The calling thread's last successful MSM; -ENOENT before the first. */
+int kernels_msm_last_profile(struct kernels_msm_profile *p);
+
 #ifdef __cplusplus
 }
 #endif

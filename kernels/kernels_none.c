@@ -168,3 +168,14 @@ int kernels_msm_resident(void *ret, const kernels_msm_bases_t *bases,
         return -EINVAL;
     return -ENODEV;
 }
+
+/* No device: no workspace was ever made. */
+int kernels_msm_release(void)
+{
+    return 0;
+}
+
+int kernels_msm_last_profile(struct kernels_msm_profile *p)
+{
+    return p ? -ENOENT : -EINVAL;
+}

@@ -1,11 +1,149 @@
 /*
- * The MSM entry points of kernels.h (the algorithm: msm_impl.cuh), with the
- * G1 instance; the G2 instance compiles apart in msm_g2.cu.
+ * The MSM entry points of kernels.h (the algorithm: msm_impl.cuh), the pool
+ * of reusable MSM workspaces, and the G1 instance; the G2 instance compiles
+ * apart in msm_g2.cu.
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include <mutex>
+
 #include "kernels/msm_impl.cuh"
+
+/* ---- the workspace pool (msm_impl.cuh) ---------------------------------- */
+
+static std::mutex ws_lock;
+static struct msm_ws *ws_idle; /* idle workspaces, any device */
+static thread_local struct kernels_msm_profile last_profile;
+static thread_local bool have_last_profile;
+
+/* Frees everything of ws on its device (the caller's device is restored). */
+static int ws_destroy(struct msm_ws *ws)
+{
+    int rc = 0, prev = -1, r;
+    if (!ws)
+        return 0;
+    if (cudaGetDevice(&prev) == cudaSuccess && prev != ws->device)
+        cudaSetDevice(ws->device);
+    if (ws->s0)
+        cudaStreamSynchronize(ws->s0);
+    if (ws->s1)
+        cudaStreamSynchronize(ws->s1);
+    cudaEvent_t *evs[] = {&ws->ev_stage[0], &ws->ev_stage[1], &ws->ev_bases0, &ws->ev_bases1};
+    for (cudaEvent_t *e : evs)
+        if (*e)
+            cudaEventDestroy(*e);
+    for (int i = 0; i < MSM_T_COUNT; i++)
+        if (ws->ev_t[i])
+            cudaEventDestroy(ws->ev_t[i]);
+    if (ws->s0)
+        cudaStreamDestroy(ws->s0);
+    if (ws->s1)
+        cudaStreamDestroy(ws->s1);
+    struct kbuf *bufs[] = {&ws->sc, &ws->keys[0], &ws->keys[1], &ws->vals[0], &ws->vals[1],
+                           &ws->start, &ws->end, &ws->buck, &ws->seg[0], &ws->seg[1],
+                           &ws->ones[0], &ws->ones[1], &ws->out, &ws->dens, &ws->pref,
+                           &ws->bases, &ws->tmp, &ws->stage[0], &ws->stage[1]};
+    for (struct kbuf *b : bufs)
+        if ((r = kbuf_free(b)) < 0 && rc == 0)
+            rc = r;
+    if (prev >= 0 && prev != ws->device)
+        cudaSetDevice(prev);
+    free(ws);
+    return rc;
+}
+
+int msm_ws_take(struct msm_ws **ret)
+{
+    int rc, dev;
+    if ((rc = CUDA_CHECK(cudaGetDevice(&dev))) < 0)
+        return rc;
+    {
+        std::lock_guard<std::mutex> g(ws_lock);
+        for (struct msm_ws **pp = &ws_idle; *pp; pp = &(*pp)->next)
+            if ((*pp)->device == dev) {
+                struct msm_ws *ws = *pp;
+                *pp = ws->next;
+                ws->next = NULL;
+                *ret = ws;
+                return 0;
+            }
+    }
+    struct msm_ws *ws = (struct msm_ws *)calloc(1, sizeof *ws);
+    if (!ws)
+        return -ENOMEM;
+    ws->device = dev;
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s0, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s1, cudaStreamNonBlocking));
+    CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[0], cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[1], cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreate(&ws->ev_bases0));
+    CUDA_TRY(cudaEventCreate(&ws->ev_bases1));
+    for (int i = 0; i < MSM_T_COUNT; i++)
+        CUDA_TRY(cudaEventCreate(&ws->ev_t[i]));
+    *ret = ws;
+    return 0;
+fail:
+    ws_destroy(ws);
+    return rc;
+}
+
+void msm_ws_give(struct msm_ws *ws, bool healthy)
+{
+    if (!ws)
+        return;
+    if (!healthy) {
+        ws_destroy(ws);
+        return;
+    }
+    std::lock_guard<std::mutex> g(ws_lock);
+    ws->next = ws_idle;
+    ws_idle = ws;
+}
+
+int msm_ws_reserve(struct kbuf *b, int role, size_t bytes)
+{
+    int rc;
+    if (b->p && b->bytes >= bytes)
+        return 0;
+    if ((rc = kbuf_free(b)) < 0)
+        return rc;
+    return kbuf_alloc(b, role, bytes);
+}
+
+void msm_note_profile(const struct kernels_msm_profile *p)
+{
+    last_profile = *p;
+    have_last_profile = true;
+}
+
+int kernels_msm_last_profile(struct kernels_msm_profile *p)
+{
+    if (!p)
+        return -EINVAL;
+    if (!have_last_profile)
+        return -ENOENT;
+    *p = last_profile;
+    return 0;
+}
+
+int kernels_msm_release(void)
+{
+    struct msm_ws *list;
+    int rc = 0, r;
+    {
+        std::lock_guard<std::mutex> g(ws_lock);
+        list = ws_idle;
+        ws_idle = NULL;
+    }
+    while (list) {
+        struct msm_ws *next = list->next;
+        if ((r = ws_destroy(list)) < 0 && rc == 0)
+            rc = r;
+        list = next;
+    }
+    return rc;
+}
 
 int msm_run_g1(dev_jac_t<dev_fp_t> *ret, const dev_affine_t<dev_fp_t> *host_bases,
                const dev_affine_t<dev_fp_t> *dev_bases, size_t n_bases,

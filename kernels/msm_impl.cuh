@@ -18,7 +18,9 @@
  *  5. final: Horner over the windows (c doublings each), plus the ones.
  * Scalars come from host memory through page-locked staging buffers, copied
  * chunk by chunk while the digits of the previous chunk are computed; host
- * bases are copied on a second stream while the digits are sorted.
+ * bases are copied on a second stream while the digits are sorted. Scratch
+ * memory comes from a pool of reusable workspaces (struct msm_ws), and each
+ * call's phases are timed with CUDA events (kernels_msm_last_profile).
  */
 #ifndef ZKB_KERNELS_MSM_IMPL_CUH
 #define ZKB_KERNELS_MSM_IMPL_CUH
@@ -27,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cub/cub.cuh>
 
@@ -256,17 +259,19 @@ __global__ void msm_final_kernel(const dev_xyzz_t<F> *win,
 
 /* ---- host side --------------------------------------------------------- */
 
+/*
+ * The window width: a divisor of 256. Scalars are below 2^255, so with
+ * c | 256 the top window's signed digits span 0 .. 2^(c-1) like every other
+ * window's. With other widths the top window holds only the few bits left
+ * over, and a handful of its buckets receive a large share of all points,
+ * each bucket summed by one thread: on the H200, c = 15 at 2^20 put half the
+ * points in one bucket (16.6 s for the MSM), c = 11 at 2^16 a quarter in
+ * each of four (0.65 s). 16 bits give 2^19 buckets, enough threads from
+ * 2^13 points up; below that, 8 bits keep the reduction small.
+ */
 static inline unsigned msm_window_for(size_t n)
 {
-    unsigned log = 0;
-    while (((size_t)1 << log) < n)
-        log++;
-    int c = (int)log - 5;
-    if (c < 4)
-        c = 4;
-    if (c > 18)
-        c = 18;
-    return (unsigned)c;
+    return n <= 4096 ? 8 : 16;
 }
 
 static inline unsigned blocks_for(size_t n, unsigned threads)
@@ -300,6 +305,50 @@ static inline int msm_density_prefix(const uint64_t *density, size_t n, size_t n
     return 0;
 }
 
+/* ---- the workspace --------------------------------------------------- */
+
+/* Everything one MSM call needs besides its inputs: device scratch, the
+ * page-locked staging buffers, streams and events. Workspaces are kept in a
+ * pool per process (msm.cu) and reused, so a prover's MSMs of the same sizes
+ * allocate nothing after the first: cudaMalloc, cudaFree and cudaHostAlloc
+ * synchronize or are slow, and a Groth16 proof makes five MSMs a partition.
+ * Buffers grow to the largest call seen; kernels_msm_release frees them. */
+enum msm_phase {
+    MSM_T_START,   /* after the workspace is ready */
+    MSM_T_DIGITS,  /* scalars copied in, digits written */
+    MSM_T_SORT,    /* sorted, bucket bounds found */
+    MSM_T_BUCKETS, /* bases in, buckets and ones summed */
+    MSM_T_END,     /* windows reduced, result copied out */
+    MSM_T_COUNT
+};
+
+struct msm_ws {
+    struct msm_ws *next; /* in the pool's idle list */
+    int device;
+    struct kbuf sc, keys[2], vals[2], start, end, buck, seg[2], ones[2], out,
+        dens, pref, bases, tmp, stage[2];
+    cudaStream_t s0, s1;
+    cudaEvent_t ev_stage[2], ev_bases0, ev_bases1, ev_t[MSM_T_COUNT];
+};
+
+/* msm.cu: an idle workspace of the current device, or a new one; 0 or
+ * -errno. */
+int msm_ws_take(struct msm_ws **ret);
+/* Back to the pool; after a failed call (healthy false) it is destroyed. */
+void msm_ws_give(struct msm_ws *ws, bool healthy);
+/* b holds at least bytes (> 0) of role's memory: kept if large enough, else
+ * reallocated (contents lost). 0 or -errno. */
+int msm_ws_reserve(struct kbuf *b, int role, size_t bytes);
+/* Records the calling thread's last profile (kernels_msm_last_profile). */
+void msm_note_profile(const struct kernels_msm_profile *p);
+
+static inline double msm_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 template <class F>
 static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
                    const dev_affine_t<F> *dev_bases, size_t n_bases,
@@ -308,16 +357,14 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
 {
     typedef dev_affine_t<F> aff_t;
     typedef dev_xyzz_t<F> xyzz_t;
-    struct kbuf b_sc = {}, b_keys[2] = {}, b_vals[2] = {}, b_start = {},
-                b_end = {}, b_buck = {}, b_seg[2] = {}, b_ones[2] = {},
-                b_out = {}, b_dens = {}, b_pref = {}, b_bases = {}, b_tmp = {},
-                b_stage[2] = {};
-    cudaStream_t s0 = NULL, s1 = NULL;
-    cudaEvent_t ev_stage[2] = {}, ev_bases = NULL;
+    struct msm_ws *ws = NULL;
+    struct kernels_msm_profile prof = {};
     uint32_t *prefix = NULL;
     size_t words = 0, used_bases, items, tmp_bytes = 0, chunk;
     int c, nw, rc = 0, end_bit;
     uint32_t nb, nseg;
+    bool copy_bases;
+    double t_call = msm_wall_ms();
 
     if (!ret || (n && !scalars))
         return -EINVAL;
@@ -356,138 +403,148 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     }
     end_bit = 32 - __builtin_clz(nb + 1);
     nseg = (1u << (c - 1)) / ((1u << (c - 1)) < MSM_SEG ? (1u << (c - 1)) : MSM_SEG);
+    copy_bases = !dev_bases && used_bases;
+    prof.n = n;
+    prof.window = (unsigned)c;
+    prof.windows = (unsigned)nw;
 
-    /* ---- allocations ---- */
-#define MSM_ALLOC(b, role, bytes)                                             \
+    if ((rc = msm_ws_take(&ws)) < 0) {
+        free(prefix);
+        return rc;
+    }
+
+    /* ---- scratch, grown to this call ---- */
+#define MSM_RESERVE(b, role, bytes)                                           \
     do {                                                                      \
-        if ((rc = kbuf_alloc(&(b), (role), (bytes))) < 0)                     \
+        if ((rc = msm_ws_reserve(&(b), (role), (bytes))) < 0)                 \
             goto fail;                                                        \
     } while (0)
-    MSM_ALLOC(b_sc, KERNELS_MEM_MSM, n * sizeof(dev_fr_t));
+    MSM_RESERVE(ws->sc, KERNELS_MEM_MSM, n * sizeof(dev_fr_t));
     for (int i = 0; i < 2; i++) {
-        MSM_ALLOC(b_keys[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
-        MSM_ALLOC(b_vals[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
-        MSM_ALLOC(b_seg[i], KERNELS_MEM_MSM, (size_t)nw * nseg * sizeof(xyzz_t));
+        MSM_RESERVE(ws->keys[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
+        MSM_RESERVE(ws->vals[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
+        MSM_RESERVE(ws->seg[i], KERNELS_MEM_MSM, (size_t)nw * nseg * sizeof(xyzz_t));
+        MSM_RESERVE(ws->ones[i], KERNELS_MEM_MSM, MSM_ONES_THREADS * sizeof(xyzz_t));
     }
-    MSM_ALLOC(b_start, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
-    MSM_ALLOC(b_end, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
-    MSM_ALLOC(b_buck, KERNELS_MEM_MSM, (size_t)nb * sizeof(xyzz_t));
-    MSM_ALLOC(b_ones[0], KERNELS_MEM_MSM, MSM_ONES_THREADS * sizeof(xyzz_t));
-    MSM_ALLOC(b_ones[1], KERNELS_MEM_MSM, MSM_ONES_THREADS * sizeof(xyzz_t));
-    MSM_ALLOC(b_out, KERNELS_MEM_MSM, sizeof(dev_jac_t<F>));
+    MSM_RESERVE(ws->start, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
+    MSM_RESERVE(ws->end, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
+    MSM_RESERVE(ws->buck, KERNELS_MEM_MSM, (size_t)nb * sizeof(xyzz_t));
+    MSM_RESERVE(ws->out, KERNELS_MEM_MSM, sizeof(dev_jac_t<F>));
     if (density) {
-        MSM_ALLOC(b_dens, KERNELS_MEM_MSM, words * sizeof(uint64_t));
-        MSM_ALLOC(b_pref, KERNELS_MEM_MSM, words * sizeof(uint32_t));
+        MSM_RESERVE(ws->dens, KERNELS_MEM_MSM, words * sizeof(uint64_t));
+        MSM_RESERVE(ws->pref, KERNELS_MEM_MSM, words * sizeof(uint32_t));
     }
-    if (!dev_bases && used_bases) {
-        MSM_ALLOC(b_bases, KERNELS_MEM_MSM, used_bases * sizeof(aff_t));
-        dev_bases = (const aff_t *)b_bases.p;
+    if (copy_bases) {
+        MSM_RESERVE(ws->bases, KERNELS_MEM_MSM, used_bases * sizeof(aff_t));
+        dev_bases = (const aff_t *)ws->bases.p;
     }
     {
-        cub::DoubleBuffer<uint32_t> dk((uint32_t *)b_keys[0].p, (uint32_t *)b_keys[1].p);
-        cub::DoubleBuffer<uint32_t> dv((uint32_t *)b_vals[0].p, (uint32_t *)b_vals[1].p);
+        cub::DoubleBuffer<uint32_t> dk((uint32_t *)ws->keys[0].p, (uint32_t *)ws->keys[1].p);
+        cub::DoubleBuffer<uint32_t> dv((uint32_t *)ws->vals[0].p, (uint32_t *)ws->vals[1].p);
         CUDA_TRY(cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, dk, dv,
                                                  (int)items, 0, end_bit));
     }
-    MSM_ALLOC(b_tmp, KERNELS_MEM_MSM, tmp_bytes ? tmp_bytes : 1);
+    MSM_RESERVE(ws->tmp, KERNELS_MEM_MSM, tmp_bytes ? tmp_bytes : 1);
     chunk = n < MSM_CHUNK ? n : MSM_CHUNK;
-    MSM_ALLOC(b_stage[0], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
-    MSM_ALLOC(b_stage[1], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
-#undef MSM_ALLOC
+    MSM_RESERVE(ws->stage[0], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
+    MSM_RESERVE(ws->stage[1], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
+#undef MSM_RESERVE
+    prof.setup_ms = msm_wall_ms() - t_call;
 
-    CUDA_TRY(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
-    CUDA_TRY(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreateWithFlags(&ev_stage[0], cudaEventDisableTiming));
-    CUDA_TRY(cudaEventCreateWithFlags(&ev_stage[1], cudaEventDisableTiming));
-    CUDA_TRY(cudaEventCreateWithFlags(&ev_bases, cudaEventDisableTiming));
-
+    CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_START], ws->s0));
     if (density) {
-        CUDA_TRY(cudaMemcpyAsync(b_dens.p, density, words * sizeof(uint64_t),
-                                 cudaMemcpyHostToDevice, s0));
-        CUDA_TRY(cudaMemcpyAsync(b_pref.p, prefix, words * sizeof(uint32_t),
-                                 cudaMemcpyHostToDevice, s0));
+        CUDA_TRY(cudaMemcpyAsync(ws->dens.p, density, words * sizeof(uint64_t),
+                                 cudaMemcpyHostToDevice, ws->s0));
+        CUDA_TRY(cudaMemcpyAsync(ws->pref.p, prefix, words * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, ws->s0));
         /* the prefix copy reads host memory: wait before freeing it */
-        CUDA_TRY(cudaStreamSynchronize(s0));
+        CUDA_TRY(cudaStreamSynchronize(ws->s0));
     }
 
     /* ---- 1. scalars in, digits out, chunk by chunk ---- */
     for (size_t off = 0, q = 0; off < n; off += chunk, q++) {
         size_t len = n - off < chunk ? n - off : chunk;
         int sb = (int)(q & 1);
-        if (q >= 2)
-            CUDA_TRY(cudaEventSynchronize(ev_stage[sb]));
-        memcpy(b_stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
-        CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)b_sc.p + off, b_stage[sb].p,
-                                 len * sizeof(dev_fr_t), cudaMemcpyHostToDevice, s0));
-        CUDA_TRY(cudaEventRecord(ev_stage[sb], s0));
+        /* the staging buffer's previous copy (this call's or the last
+         * call's) must be done before it is overwritten */
+        CUDA_TRY(cudaEventSynchronize(ws->ev_stage[sb]));
+        memcpy(ws->stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
+        CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->sc.p + off, ws->stage[sb].p,
+                                 len * sizeof(dev_fr_t), cudaMemcpyHostToDevice, ws->s0));
+        CUDA_TRY(cudaEventRecord(ws->ev_stage[sb], ws->s0));
         unsigned blocks = blocks_for(len, 256);
-        msm_digits_kernel<<<blocks, 256, 0, s0>>>(
-            (const dev_fr_t *)b_sc.p, off, off + len, n,
-            density ? (const uint64_t *)b_dens.p : NULL,
-            density ? (const uint32_t *)b_pref.p : NULL,
-            (uint32_t *)b_keys[0].p, (uint32_t *)b_vals[0].p, c, nw);
+        msm_digits_kernel<<<blocks, 256, 0, ws->s0>>>(
+            (const dev_fr_t *)ws->sc.p, off, off + len, n,
+            density ? (const uint64_t *)ws->dens.p : NULL,
+            density ? (const uint32_t *)ws->pref.p : NULL,
+            (uint32_t *)ws->keys[0].p, (uint32_t *)ws->vals[0].p, c, nw);
         if ((rc = CUDA_CHECK_LAUNCH("msm_digits_kernel")) < 0)
             goto fail;
+    }
+    CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_DIGITS], ws->s0));
+
+    /* the bases travel while the GPU computes digits and sorts */
+    if (copy_bases) {
+        CUDA_TRY(cudaEventRecord(ws->ev_bases0, ws->s1));
+        CUDA_TRY(cudaMemcpyAsync(ws->bases.p, host_bases, used_bases * sizeof(aff_t),
+                                 cudaMemcpyHostToDevice, ws->s1));
+        CUDA_TRY(cudaEventRecord(ws->ev_bases1, ws->s1));
     }
 
     /* ---- 2. sort by bucket, find the buckets' ranges ---- */
     {
-        cub::DoubleBuffer<uint32_t> dk((uint32_t *)b_keys[0].p, (uint32_t *)b_keys[1].p);
-        cub::DoubleBuffer<uint32_t> dv((uint32_t *)b_vals[0].p, (uint32_t *)b_vals[1].p);
-        CUDA_TRY(cub::DeviceRadixSort::SortPairs(b_tmp.p, tmp_bytes, dk, dv,
-                                                 (int)items, 0, end_bit, s0));
-        CUDA_TRY(cudaMemsetAsync(b_start.p, 0, (nb + 2) * sizeof(uint32_t), s0));
-        CUDA_TRY(cudaMemsetAsync(b_end.p, 0, (nb + 2) * sizeof(uint32_t), s0));
+        cub::DoubleBuffer<uint32_t> dk((uint32_t *)ws->keys[0].p, (uint32_t *)ws->keys[1].p);
+        cub::DoubleBuffer<uint32_t> dv((uint32_t *)ws->vals[0].p, (uint32_t *)ws->vals[1].p);
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->tmp.p, tmp_bytes, dk, dv,
+                                                 (int)items, 0, end_bit, ws->s0));
+        CUDA_TRY(cudaMemsetAsync(ws->start.p, 0, (nb + 2) * sizeof(uint32_t), ws->s0));
+        CUDA_TRY(cudaMemsetAsync(ws->end.p, 0, (nb + 2) * sizeof(uint32_t), ws->s0));
         msm_bounds_kernel<<<blocks_for(items, 256) > 65536 ? 65536 : blocks_for(items, 256),
-                            256, 0, s0>>>(dk.Current(), items, (uint32_t *)b_start.p,
-                                          (uint32_t *)b_end.p, nb);
+                            256, 0, ws->s0>>>(dk.Current(), items, (uint32_t *)ws->start.p,
+                                              (uint32_t *)ws->end.p, nb);
         if ((rc = CUDA_CHECK_LAUNCH("msm_bounds_kernel")) < 0)
             goto fail;
-
-        /* the bases travel while the GPU sorts */
-        if (b_bases.p) {
-            CUDA_TRY(cudaMemcpyAsync(b_bases.p, host_bases, used_bases * sizeof(aff_t),
-                                     cudaMemcpyHostToDevice, s1));
-            CUDA_TRY(cudaEventRecord(ev_bases, s1));
-            CUDA_TRY(cudaStreamWaitEvent(s0, ev_bases, 0));
-        }
+        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_SORT], ws->s0));
+        if (copy_bases)
+            CUDA_TRY(cudaStreamWaitEvent(ws->s0, ws->ev_bases1, 0));
 
         /* ---- 3. buckets, and the points of scalars 1 ---- */
         const uint32_t *vals = dv.Current();
-        msm_bucket_kernel<F><<<blocks_for(nb, 128), 128, 0, s0>>>(
-            dev_bases, vals, (const uint32_t *)b_start.p, (const uint32_t *)b_end.p,
-            (xyzz_t *)b_buck.p, nb);
+        msm_bucket_kernel<F><<<blocks_for(nb, 128), 128, 0, ws->s0>>>(
+            dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p,
+            (xyzz_t *)ws->buck.p, nb);
         if ((rc = CUDA_CHECK_LAUNCH("msm_bucket_kernel")) < 0)
             goto fail;
-        msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, s0>>>(
-            dev_bases, vals, (const uint32_t *)b_start.p, (const uint32_t *)b_end.p,
-            nb, (xyzz_t *)b_ones[0].p);
+        msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, ws->s0>>>(
+            dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p,
+            nb, (xyzz_t *)ws->ones[0].p);
         if ((rc = CUDA_CHECK_LAUNCH("msm_ones_kernel")) < 0)
             goto fail;
+        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_BUCKETS], ws->s0));
     }
     {
         /* ones: 1024 -> 32 -> 1 */
-        msm_group_sum_kernel<F><<<1, 32, 0, s0>>>((const xyzz_t *)b_ones[0].p,
-                                                  (xyzz_t *)b_ones[1].p, 32, MSM_GROUP);
+        msm_group_sum_kernel<F><<<1, 32, 0, ws->s0>>>((const xyzz_t *)ws->ones[0].p,
+                                                      (xyzz_t *)ws->ones[1].p, 32, MSM_GROUP);
         if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
             goto fail;
-        msm_group_sum_kernel<F><<<1, 1, 0, s0>>>((const xyzz_t *)b_ones[1].p,
-                                                 (xyzz_t *)b_ones[0].p, 1, 32);
+        msm_group_sum_kernel<F><<<1, 1, 0, ws->s0>>>((const xyzz_t *)ws->ones[1].p,
+                                                     (xyzz_t *)ws->ones[0].p, 1, 32);
         if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
             goto fail;
 
         /* ---- 4. windows ---- */
         int seg = (int)((1u << (c - 1)) / nseg);
-        msm_segment_kernel<F><<<blocks_for((size_t)nw * nseg, 128), 128, 0, s0>>>(
-            (const xyzz_t *)b_buck.p, (xyzz_t *)b_seg[0].p, c, nw, seg);
+        msm_segment_kernel<F><<<blocks_for((size_t)nw * nseg, 128), 128, 0, ws->s0>>>(
+            (const xyzz_t *)ws->buck.p, (xyzz_t *)ws->seg[0].p, c, nw, seg);
         if ((rc = CUDA_CHECK_LAUNCH("msm_segment_kernel")) < 0)
             goto fail;
         int cur = 0;
         for (uint32_t m = nseg; m > 1;) {
             uint32_t gs = m < MSM_GROUP ? m : MSM_GROUP;
             uint32_t groups = (uint32_t)nw * (m / gs);
-            msm_group_sum_kernel<F><<<blocks_for(groups, 128), 128, 0, s0>>>(
-                (const xyzz_t *)b_seg[cur].p, (xyzz_t *)b_seg[cur ^ 1].p, groups, (int)gs);
+            msm_group_sum_kernel<F><<<blocks_for(groups, 128), 128, 0, ws->s0>>>(
+                (const xyzz_t *)ws->seg[cur].p, (xyzz_t *)ws->seg[cur ^ 1].p, groups, (int)gs);
             if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
                 goto fail;
             cur ^= 1;
@@ -495,46 +552,38 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
         }
 
         /* ---- 5. Horner over the windows ---- */
-        msm_final_kernel<F><<<1, 1, 0, s0>>>((const xyzz_t *)b_seg[cur].p,
-                                             (const xyzz_t *)b_ones[0].p,
-                                             (dev_jac_t<F> *)b_out.p, c, nw);
+        msm_final_kernel<F><<<1, 1, 0, ws->s0>>>((const xyzz_t *)ws->seg[cur].p,
+                                                 (const xyzz_t *)ws->ones[0].p,
+                                                 (dev_jac_t<F> *)ws->out.p, c, nw);
         if ((rc = CUDA_CHECK_LAUNCH("msm_final_kernel")) < 0)
             goto fail;
         dev_jac_t<F> res;
-        CUDA_TRY(cudaMemcpyAsync(&res, b_out.p, sizeof res, cudaMemcpyDeviceToHost, s0));
-        CUDA_TRY(cudaStreamSynchronize(s0));
+        CUDA_TRY(cudaMemcpyAsync(&res, ws->out.p, sizeof res, cudaMemcpyDeviceToHost, ws->s0));
+        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_END], ws->s0));
+        CUDA_TRY(cudaStreamSynchronize(ws->s0));
         *ret = res;
     }
 
-fail:
-    if (s1)
-        cudaStreamSynchronize(s1);
-    if (s0)
-        cudaStreamSynchronize(s0);
-    for (int i = 0; i < 2; i++) {
-        if (ev_stage[i])
-            cudaEventDestroy(ev_stage[i]);
-        kbuf_free(&b_keys[i]);
-        kbuf_free(&b_vals[i]);
-        kbuf_free(&b_seg[i]);
-        kbuf_free(&b_ones[i]);
-        kbuf_free(&b_stage[i]);
+    /* ---- the profile ---- */
+    {
+        float ms[MSM_T_COUNT] = {};
+        for (int i = 1; i < MSM_T_COUNT; i++)
+            CUDA_TRY(cudaEventElapsedTime(&ms[i], ws->ev_t[i - 1], ws->ev_t[i]));
+        prof.digits_ms = ms[MSM_T_DIGITS];
+        prof.sort_ms = ms[MSM_T_SORT];
+        prof.buckets_ms = ms[MSM_T_BUCKETS];
+        prof.reduce_ms = ms[MSM_T_END];
+        if (copy_bases) {
+            float b = 0;
+            CUDA_TRY(cudaEventElapsedTime(&b, ws->ev_bases0, ws->ev_bases1));
+            prof.bases_ms = b;
+        }
+        prof.total_ms = msm_wall_ms() - t_call;
+        msm_note_profile(&prof);
     }
-    if (ev_bases)
-        cudaEventDestroy(ev_bases);
-    if (s0)
-        cudaStreamDestroy(s0);
-    if (s1)
-        cudaStreamDestroy(s1);
-    kbuf_free(&b_sc);
-    kbuf_free(&b_start);
-    kbuf_free(&b_end);
-    kbuf_free(&b_buck);
-    kbuf_free(&b_out);
-    kbuf_free(&b_dens);
-    kbuf_free(&b_pref);
-    kbuf_free(&b_bases);
-    kbuf_free(&b_tmp);
+
+fail:
+    msm_ws_give(ws, rc == 0);
     free(prefix);
     return rc;
 }
