@@ -43,6 +43,9 @@ void backend_free(backend_t *be)
         return;
     for (int q = 0; q < 5; q++)
         kernels_msm_bases_free(be->bases[q]);
+    /* the kernels' caches: MSM workspaces and the NTT twiddles */
+    kernels_msm_release();
+    kernels_ntt_release();
     pthread_mutex_destroy(&be->lock);
     free(be);
 }
