@@ -10,8 +10,11 @@
  * 2^252, bases made on all cores by running sums from random multiples of
  * the generator. Not a test: no assertions.
  *
- *   bench_gpu_prover [--ntt-max L] [--g1-max L] [--g2-max L] [--reps R]
+ *   bench_gpu_prover [--ntt-max L] [--g1-max L] [--g2-max L] [--h-max L]
+ *                    [--reps R] [--max-ms MS]
  *
+ * An MSM size whose median exceeds MS (default 5000) ends that series. MSM
+ * rows carry the phases of the median run (kernels_msm_last_profile).
  * Exits 77 when no CUDA device is present.
  */
 #include <pthread.h>
@@ -144,14 +147,18 @@ static int reps_for(unsigned log, int reps)
     return log >= 24 ? (reps < 3 ? reps : 3) : reps;
 }
 
-/* Median wall time (ms) of kernels_msm / kernels_msm_resident. */
+/* Median wall time (ms) of kernels_msm / kernels_msm_resident, and the
+ * phase profile of the median run in *prof. */
+static double max_ms = 5000; /* --max-ms */
+
 static double time_msm(enum kernels_curve curve, const void *bases,
                        const kernels_msm_bases_t *res, const fr_t *sc, size_t n,
-                       int reps)
+                       int reps, struct kernels_msm_profile *prof)
 {
     unsigned char out[288];
     double t[16];
-    int rc;
+    struct kernels_msm_profile pr[16];
+    int rc, idx[16];
     for (int r = -1; r < reps; r++) {
         double t0 = now_s();
         rc = res ? kernels_msm_resident(out, res, sc, n, NULL, 0)
@@ -160,11 +167,37 @@ static double time_msm(enum kernels_curve curve, const void *bases,
             fprintf(stderr, "msm n=%zu: %d (%s)\n", n, rc, kernels_last_error());
             return -1;
         }
-        if (r >= 0)
+        if (r < 0 && (now_s() - t0) * 1e3 > 4 * max_ms) {
+            /* the warm-up alone says the size does not fit the run */
+            fprintf(stderr, "msm n=%zu: warm-up took %.0f ms, not repeated\n", n,
+                    (now_s() - t0) * 1e3);
+            kernels_msm_last_profile(prof);
+            return (now_s() - t0) * 1e3;
+        }
+        if (r >= 0) {
             t[r] = (now_s() - t0) * 1e3;
+            kernels_msm_last_profile(&pr[r]);
+            idx[r] = r;
+        }
     }
-    qsort(t, (size_t)reps, sizeof t[0], cmp_d);
-    return t[reps / 2];
+    /* order the run indices by time; the middle one is the median run */
+    for (int i = 1; i < reps; i++)
+        for (int j = i; j > 0 && t[idx[j]] < t[idx[j - 1]]; j--) {
+            int x = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = x;
+        }
+    *prof = pr[idx[reps / 2]];
+    return t[idx[reps / 2]];
+}
+
+static void print_msm_row(const char *what, unsigned log, double ms, int reps,
+                          const struct kernels_msm_profile *p)
+{
+    printf("| %s | 2^%u | %.2f | %d | c=%u: %.1f / %.1f / %.1f / %.1f / %.1f / %.1f |\n",
+           what, log, ms, reps, p->window, p->setup_ms, p->digits_ms, p->sort_ms,
+           p->bases_ms, p->buckets_ms, p->reduce_ms);
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -182,6 +215,8 @@ int main(int argc, char **argv)
             h_max = (unsigned)atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--reps"))
             reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--max-ms"))
+            max_ms = atof(argv[i + 1]);
     }
     if (reps < 1 || reps > 15)
         reps = 5;
@@ -194,7 +229,9 @@ int main(int argc, char **argv)
         printf("device: %s, %d SMs, %.1f GiB\n\n", p.name, p.sm_count,
                (double)p.total_mem / (1 << 30));
 
-    printf("| benchmark | size | median ms | runs |\n| --- | --- | ---: | ---: |\n");
+    printf("| benchmark | size | median ms | runs | MSM phases of the median run, ms: "
+           "setup / digits / sort / bases / buckets / reduce |\n"
+           "| --- | --- | ---: | ---: | --- |\n");
     fflush(stdout);
     for (unsigned L = 20; L <= ntt_max; L++) {
         double f, ci;
@@ -203,15 +240,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "ntt 2^%u: %s\n", L, kernels_last_error());
             break;
         }
-        printf("| Fr NTT forward, on device | 2^%u | %.3f | %d |\n", L, f, reps);
-        printf("| Fr NTT coset inverse, on device | 2^%u | %.3f | %d |\n", L, ci, reps);
+        printf("| Fr NTT forward, on device | 2^%u | %.3f | %d | |\n", L, f, reps);
+        printf("| Fr NTT coset inverse, on device | 2^%u | %.3f | %d | |\n", L, ci, reps);
         fflush(stdout);
     }
     kernels_ntt_release();
 
     size_t nmax = (size_t)1 << (g1_max > g2_max ? g1_max : g2_max);
-    if (h_max > 0 && ((size_t)1 << h_max) > nmax)
-        nmax = (size_t)1 << h_max;
+    if (h_max > 0 && ((size_t)3 << h_max) > nmax)
+        nmax = (size_t)3 << h_max; /* H reads three arrays a, b, c */
     fr_t *sc = malloc(nmax * sizeof *sc);
     if (!sc)
         return 1;
@@ -225,7 +262,7 @@ int main(int argc, char **argv)
         int r;
         for (r = -1; r < reps_for(L, reps); r++) {
             double t0 = now_s();
-            if (kernels_compute_h(h, sc, sc + n / 2, sc + n / 4, n) < 0) {
+            if (kernels_compute_h(h, sc, sc + n, sc + 2 * n, n) < 0) {
                 fprintf(stderr, "h 2^%u: %s\n", L, kernels_last_error());
                 break;
             }
@@ -236,7 +273,7 @@ int main(int argc, char **argv)
         if (r < reps_for(L, reps))
             break;
         qsort(t, (size_t)r, sizeof t[0], cmp_d);
-        printf("| H (3 x iNTT + coset NTT, coset iNTT), host arrays | 2^%u | %.3f | %d |\n",
+        printf("| H (3 x iNTT + coset NTT, coset iNTT), host arrays | 2^%u | %.3f | %d | |\n",
                L, t[r / 2], r);
         fflush(stdout);
         kernels_ntt_release();
@@ -254,29 +291,34 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s bases 2^%u made in %.1f s\n", g2 ? "G2" : "G1", lmax,
                 now_s() - t0);
         enum kernels_curve curve = g2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1;
+        struct kernels_msm_profile prof;
         for (unsigned L = 16; L <= lmax; L += 2) {
-            double ms = time_msm(curve, bases, NULL, sc, (size_t)1 << L, reps_for(L, reps));
+            double ms = time_msm(curve, bases, NULL, sc, (size_t)1 << L, reps_for(L, reps), &prof);
             if (ms < 0)
                 break;
-            printf("| %s MSM, host bases + scalars | 2^%u | %.2f | %d |\n",
-                   g2 ? "G2" : "G1", L, ms, reps_for(L, reps));
-            fflush(stdout);
+            print_msm_row(g2 ? "G2 MSM, host bases + scalars" : "G1 MSM, host bases + scalars",
+                          L, ms, reps_for(L, reps), &prof);
+            if (ms > max_ms)
+                break; /* the larger sizes would not fit the run */
         }
         kernels_msm_bases_t *res = NULL;
         if (kernels_msm_bases_upload(&res, curve, bases, n) == 0) {
             for (unsigned L = 16; L <= lmax; L += 2) {
                 double ms = time_msm(curve, NULL, res, sc, (size_t)1 << L,
-                                     reps_for(L, reps));
+                                     reps_for(L, reps), &prof);
                 if (ms < 0)
                     break;
-                printf("| %s MSM, resident bases, host scalars | 2^%u | %.2f | %d |\n",
-                       g2 ? "G2" : "G1", L, ms, reps_for(L, reps));
-                fflush(stdout);
+                print_msm_row(g2 ? "G2 MSM, resident bases, host scalars"
+                                 : "G1 MSM, resident bases, host scalars",
+                              L, ms, reps_for(L, reps), &prof);
+                if (ms > max_ms)
+                    break;
             }
             kernels_msm_bases_free(res);
         } else {
             fprintf(stderr, "upload: %s\n", kernels_last_error());
         }
+        kernels_msm_release();
         free(bases);
     }
     free(sc);

@@ -221,9 +221,32 @@ int main(void)
         CHECK(kernels_msm_resident(&out, NULL, sc, 10, NULL, 0) == -EINVAL);
     }
 
+    /* the workspace pool: a call of a size seen before allocates nothing;
+     * its profile adds up */
+    {
+        g1_jac_t gpu;
+        struct kernels_msm_profile p;
+        make_scalars(MAX_N, false);
+        CHECK(kernels_msm(&gpu, KERNELS_CURVE_G1, b1, MAX_N, sc, MAX_N, NULL, 0) == 0);
+        unsigned long allocs = hook_st.allocs;
+        CHECK(kernels_msm(&gpu, KERNELS_CURVE_G1, b1, MAX_N, sc, MAX_N, NULL, 0) == 0);
+        CHECK(hook_st.allocs == allocs);
+        CHECK(kernels_msm_last_profile(&p) == 0);
+        CHECK(p.n == MAX_N && p.window >= 2 && p.windows == (256 + p.window - 1) / p.window);
+        CHECK(p.digits_ms > 0 && p.sort_ms > 0 && p.bases_ms > 0 && p.buckets_ms > 0 &&
+              p.reduce_ms > 0);
+        CHECK(p.total_ms + 0.01 >= p.digits_ms + p.sort_ms + p.buckets_ms + p.reduce_ms);
+        printf("profile G1 2^%d host bases: setup %.2f digits %.2f sort %.2f bases %.2f "
+               "buckets %.2f reduce %.2f total %.2f ms\n", 16, p.setup_ms, p.digits_ms,
+               p.sort_ms, p.bases_ms, p.buckets_ms, p.reduce_ms, p.total_ms);
+        CHECK(kernels_msm_last_profile(NULL) == -EINVAL);
+    }
+
     kernels_msm_bases_free(r1);
     kernels_msm_bases_free(r2);
     kernels_msm_bases_free(NULL);
+    CHECK(kernels_msm_release() == 0);
+    CHECK(kernels_msm_release() == 0); /* nothing left: still fine */
     CHECK(hook_st.allocs > 0);
     CHECK(hook_st.allocs == hook_st.frees);
     CHECK(hook_st.mismatches == 0);
