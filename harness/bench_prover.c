@@ -2,15 +2,16 @@
  * `zkbench bench prover`: for each constraint count and thread count, the
  * time of setup, synthesis (witness), the a/b/c evaluation, the H
  * computation (NTT), each MSM and the whole proof of one porep partition on
- * the CPU backend; every proof is verified. Prints a Markdown table with the
- * machine, date, commit and command, as results/ keeps it. Proof stages are
- * the median of --repeat runs.
+ * the CPU backend or (--backend gpu) the GPU; every proof is verified.
+ * Prints a Markdown table with the machine, date, commit and command, as
+ * results/ keeps it. Proof stages are the median of --repeat runs.
  */
 #define _GNU_SOURCE
 #include "harness/bench_prover.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 
 #include "harness/cli.h"
 #include "harness/sysinfo.h"
+#include "kernels/kernels.h"
+#include "prover/backend.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
 #include "prover/mem.h"
@@ -68,12 +71,14 @@ static double median(double *v, size_t n)
 static void usage(FILE *f)
 {
     fputs("usage: zkbench bench prover [--constraints LIST] [--threads LIST] [--repeat R]\n"
-          "                            [--out FILE]\n"
+          "                            [--backend cpu|gpu] [--out FILE]\n"
           "Times setup and one proof of a porep partition per constraint count and\n"
-          "thread count, by stage (CPU backend), and verifies every proof.\n"
+          "thread count, by stage, and verifies every proof.\n"
           "  --constraints LIST  comma-separated sizes (default 2^14,2^16,2^18)\n"
           "  --threads LIST      comma-separated thread counts (default 1,2)\n"
           "  --repeat R          proofs per cell, median reported (default 3)\n"
+          "  --backend cpu|gpu   where H and the MSMs run (default cpu; gpu: device 0,\n"
+          "                      the proving key uploaded once per cell, not timed)\n"
           "  --out FILE          also write the table to FILE\n",
           f);
 }
@@ -87,11 +92,13 @@ int bench_prover_main(int argc, char **argv)
     static const struct option opts[] = {
         {"constraints", required_argument, NULL, 'c'}, {"threads", required_argument, NULL, 't'},
         {"repeat", required_argument, NULL, 'r'},      {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+        {"backend", required_argument, NULL, 'b'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     uint64_t sizes[MAX_LIST] = {1u << 14, 1u << 16, 1u << 18}, threads[MAX_LIST] = {1, 2}, repeat = 3;
     size_t n_sizes = 3, n_threads = 2;
     const char *out_path = NULL;
+    bool gpu = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -112,6 +119,11 @@ int bench_prover_main(int argc, char **argv)
                 return cli_error(2, "bench prover: --repeat must be 1..100");
             break;
         case 'o': out_path = optarg; break;
+        case 'b':
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu"))
+                return cli_error(2, "bench prover: --backend must be cpu or gpu, not '%s'", optarg);
+            gpu = strcmp(optarg, "gpu") == 0;
+            break;
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option("bench prover", argc, argv);
         }
@@ -121,6 +133,9 @@ int bench_prover_main(int argc, char **argv)
     for (size_t i = 0; i < n_threads; i++)
         if (threads[i] > 1024)
             return cli_error(2, "bench prover: --threads values must be at most 1024");
+    int n_dev = 0;
+    if (gpu && (kernels_device_count(&n_dev) != 0 || n_dev == 0))
+        return cli_error(2, "bench prover: --backend gpu: no CUDA device (%s)", kernels_last_error());
 
     /* build every circuit first: a bad size fails before any work */
     circuit_t *circ[MAX_LIST] = {0};
@@ -148,7 +163,7 @@ int bench_prover_main(int argc, char **argv)
     char *table = NULL;
     size_t table_len = 0, printed = 0;
     FILE *tf = open_memstream(&table, &table_len);
-    fprintf(tf, "# Groth16 prover on the CPU: one porep partition\n\n");
+    fprintf(tf, "# Groth16 prover on the %s: one porep partition\n\n", gpu ? "GPU" : "CPU");
     fprintf(tf, "- machine: %s, %d cores, %.1f GiB RAM, %s\n", si.cpu, si.cores,
             (double)si.ram_bytes / (1u << 30), si.os);
     fprintf(tf, "- date: %s\n- commit: %s\n- command: zkbench bench prover", date, si.commit);
@@ -181,6 +196,12 @@ int bench_prover_main(int argc, char **argv)
                 break;
             }
             r.setup = cli_now() - t0;
+            backend_t *be = NULL;
+            if (gpu && backend_gpu_new(&be, pk, 0, err, sizeof err) < 0) {
+                params_free(pk);
+                status = cli_error(1, "bench prover: %s", err);
+                break;
+            }
             groth16_pvk_t *pvk;
             groth16_pvk_new(&pvk, &pk->vk);
             double v[11][100];
@@ -197,6 +218,7 @@ int bench_prover_main(int argc, char **argv)
                 groth16_prove_opts_default(&o);
                 o.threads = th;
                 o.times = &gt;
+                o.backend = be;
                 groth16_proof_t proof;
                 t0 = cli_now();
                 int rc = groth16_prove(&proof, pk, shape, w, &o);
@@ -211,6 +233,7 @@ int bench_prover_main(int argc, char **argv)
                 v[6][k] = gt.msm_a, v[7][k] = gt.msm_b1, v[8][k] = gt.msm_b2, v[9][k] = gt.finish;
             }
             groth16_pvk_free(pvk);
+            backend_free(be);
             params_free(pk);
             if (status)
                 break;

@@ -35,6 +35,12 @@ expect 2 bench --out
 expect 2 bench --quick --out "$tmp/no/such/dir/table.md"
 grep -q "cannot write" "$tmp/err" || fail "unwritable --out not reported"
 expect 2 selfcheck --bogus
+expect 2 bench prover --backend xpu
+grep -q "cpu or gpu" "$tmp/err" || fail "bench prover: bad --backend not explained"
+if "$zk" version 2>/dev/null | grep -q "^gpu: none"; then
+  expect 2 bench prover --backend gpu --constraints 2^10
+  grep -q "no CUDA device" "$tmp/err" || fail "bench prover --backend gpu without a GPU: $(cat "$tmp/err")"
+fi
 
 expect 0 help
 grep -q selfcheck "$tmp/out" || fail "help lacks the command list"
