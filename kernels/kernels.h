@@ -228,7 +228,7 @@ struct kernels_msm_profile {
     double digits_ms;  /* scalars through the staging buffers, signed digits */
     double sort_ms;    /* radix sort by bucket, bucket bounds */
     double bases_ms;   /* host bases copied in (second stream, overlaps the
-                          two phases above; 0 for resident bases) */
+                          sort; 0 for resident bases) */
     double buckets_ms; /* waiting for the bases, bucket sums, the ones */
     double reduce_ms;  /* window reductions, Horner, result copied out */
     double total_ms;   /* host: the whole call */

@@ -36,13 +36,13 @@
 #include "kernels/alloc.cuh"
 #include "kernels/cuda_check.cuh"
 #include "kernels/curve.cuh"
+#include "kernels/msm_digits.cuh"
 #include "kernels/kernels.h"
 
 #define MSM_SEG 32            /* buckets per segment of the window reduction */
 #define MSM_GROUP 32          /* points per thread in the group sums */
 #define MSM_ONES_THREADS 1024 /* threads summing the points of scalars 1 */
 #define MSM_CHUNK ((size_t)1 << 20) /* scalars per staging copy (32 MiB) */
-#define MSM_MAX_WINDOW 20
 
 struct kernels_msm_bases {
     enum kernels_curve curve;
@@ -89,30 +89,17 @@ static __global__ void msm_digits_kernel(const dev_fr_t *scalars, size_t i0, siz
             }
             continue;
         }
-        uint32_t carry = 0, mask = (1u << c) - 1, half = 1u << (c - 1);
+        uint32_t carry = 0;
         for (int w = 0; w < nw; w++) {
-            int bit = w * c, limb = bit >> 5, off = bit & 31;
-            uint64_t v = limb < 8 ? s.l[limb] : 0;
-            if (limb + 1 < 8)
-                v |= (uint64_t)s.l[limb + 1] << 32;
-            uint32_t raw = (uint32_t)((v >> off) & mask) + carry;
-            uint32_t mag, neg;
-            if (raw > half) {
-                mag = (1u << c) - raw;
-                neg = 1;
-                carry = 1;
-            } else {
-                mag = raw;
-                neg = 0;
-                carry = 0;
-            }
+            bool neg;
+            uint32_t mag = msm_signed_digit(s.l, w, c, &carry, &neg);
             size_t slot = (size_t)w * n + i;
             if (mag == 0) {
                 keys[slot] = key_none;
                 vals[slot] = base;
             } else {
                 keys[slot] = ((uint32_t)w << (c - 1)) | (mag - 1);
-                vals[slot] = base | (neg << 31);
+                vals[slot] = base | ((uint32_t)neg << 31);
             }
         }
     }
@@ -258,21 +245,6 @@ __global__ void msm_final_kernel(const dev_xyzz_t<F> *win,
 }
 
 /* ---- host side --------------------------------------------------------- */
-
-/*
- * The window width: a divisor of 256. Scalars are below 2^255, so with
- * c | 256 the top window's signed digits span 0 .. 2^(c-1) like every other
- * window's. With other widths the top window holds only the few bits left
- * over, and a handful of its buckets receive a large share of all points,
- * each bucket summed by one thread: on the H200, c = 15 at 2^20 put half the
- * points in one bucket (16.6 s for the MSM), c = 11 at 2^16 a quarter in
- * each of four (0.65 s). 16 bits give 2^19 buckets, enough threads from
- * 2^13 points up; below that, 8 bits keep the reduction small.
- */
-static inline unsigned msm_window_for(size_t n)
-{
-    return n <= 4096 ? 8 : 16;
-}
 
 static inline unsigned blocks_for(size_t n, unsigned threads)
 {
@@ -483,14 +455,6 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     }
     CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_DIGITS], ws->s0));
 
-    /* the bases travel while the GPU computes digits and sorts */
-    if (copy_bases) {
-        CUDA_TRY(cudaEventRecord(ws->ev_bases0, ws->s1));
-        CUDA_TRY(cudaMemcpyAsync(ws->bases.p, host_bases, used_bases * sizeof(aff_t),
-                                 cudaMemcpyHostToDevice, ws->s1));
-        CUDA_TRY(cudaEventRecord(ws->ev_bases1, ws->s1));
-    }
-
     /* ---- 2. sort by bucket, find the buckets' ranges ---- */
     {
         cub::DoubleBuffer<uint32_t> dk((uint32_t *)ws->keys[0].p, (uint32_t *)ws->keys[1].p);
@@ -505,8 +469,18 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
         if ((rc = CUDA_CHECK_LAUNCH("msm_bounds_kernel")) < 0)
             goto fail;
         CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_SORT], ws->s0));
-        if (copy_bases)
+
+        /* the bases travel while the GPU sorts: a copy from pageable memory
+         * holds the host until it is done, so it is queued after the sort
+         * (queued before it, on the H200, the sort phase took the copy's
+         * 252 ms at 2^24 instead of 6 ms) */
+        if (copy_bases) {
+            CUDA_TRY(cudaEventRecord(ws->ev_bases0, ws->s1));
+            CUDA_TRY(cudaMemcpyAsync(ws->bases.p, host_bases, used_bases * sizeof(aff_t),
+                                     cudaMemcpyHostToDevice, ws->s1));
+            CUDA_TRY(cudaEventRecord(ws->ev_bases1, ws->s1));
             CUDA_TRY(cudaStreamWaitEvent(ws->s0, ws->ev_bases1, 0));
+        }
 
         /* ---- 3. buckets, and the points of scalars 1 ---- */
         const uint32_t *vals = dv.Current();
