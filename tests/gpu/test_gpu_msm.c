@@ -21,38 +21,33 @@
 #include "prover/msm.h"
 #include "tests/common.h"
 #include "tests/gpu/gpu_hook.h"
+#include "tests/points.h"
 
 #define MAX_N ((size_t)1 << 16)
 
-/* Random points: running sums of four random multiples of the generator. */
-#define RAND_BASES(CURVE, GEN)                                                \
-    static CURVE##_affine_t *CURVE##_bases(size_t n)                          \
-    {                                                                         \
-        CURVE##_affine_t *out = malloc(n * sizeof *out);                      \
-        CURVE##_jac_t *jac = malloc(n * sizeof *jac), g, q[4];                \
-        if (!out || !jac)                                                     \
-            abort();                                                          \
-        CURVE##_jac_from_affine(&g, &GEN);                                    \
-        for (int i = 0; i < 4; i++) {                                         \
-            fr_t k;                                                           \
-            test_rand_fr(&k);                                                 \
-            CURVE##_jac_mul_fr(&q[i], &g, &k);                                \
-        }                                                                     \
-        jac[0] = q[0];                                                        \
-        for (size_t i = 1; i < n; i++)                                        \
-            CURVE##_jac_add(&jac[i], &jac[i - 1], &q[test_rand_below(4)]);    \
-        CURVE##_batch_to_affine(out, jac, n);                                 \
-        free(jac);                                                            \
-        /* a repeated base, its negation and infinity among them */          \
-        if (n > 10) {                                                         \
-            out[7] = out[3];                                                  \
-            CURVE##_affine_neg(&out[8], &out[3]);                             \
-            memset(&out[9], 0, sizeof out[9]);                                \
-        }                                                                     \
-        return out;                                                           \
+/* Random points with a repeated base, its negation and infinity among
+ * them. */
+static g1_affine_t *g1_bases(size_t n)
+{
+    g1_affine_t *out = test_rand_g1_points(n);
+    if (n > 10) {
+        out[7] = out[3];
+        g1_affine_neg(&out[8], &out[3]);
+        memset(&out[9], 0, sizeof out[9]);
     }
-RAND_BASES(g1, G1_GENERATOR)
-RAND_BASES(g2, G2_GENERATOR)
+    return out;
+}
+
+static g2_affine_t *g2_bases(size_t n)
+{
+    g2_affine_t *out = test_rand_g2_points(n);
+    if (n > 10) {
+        out[7] = out[3];
+        g2_affine_neg(&out[8], &out[3]);
+        memset(&out[9], 0, sizeof out[9]);
+    }
+    return out;
+}
 
 static g1_affine_t *b1;
 static g2_affine_t *b2;

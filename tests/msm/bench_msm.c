@@ -15,6 +15,7 @@
 #include "prover/curve/g2.h"
 #include "prover/msm.h"
 #include "tests/common.h"
+#include "tests/points.h"
 
 static double now_s(void)
 {
@@ -22,31 +23,6 @@ static double now_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-
-/* Random points: four random multiples of the generator, then running
- * sums with them (much cheaper than a scalar multiplication per point). */
-#define RAND_BASES(CURVE, GEN)                                                \
-    static CURVE##_affine_t *CURVE##_bases(size_t n)                          \
-    {                                                                         \
-        CURVE##_affine_t *out = malloc(n * sizeof *out);                      \
-        CURVE##_jac_t *jac = malloc(n * sizeof *jac), g, q[4];                \
-        if (!out || !jac)                                                     \
-            abort();                                                          \
-        CURVE##_jac_from_affine(&g, &GEN);                                    \
-        for (int i = 0; i < 4; i++) {                                         \
-            fr_t k;                                                           \
-            test_rand_fr(&k);                                                 \
-            CURVE##_jac_mul_fr(&q[i], &g, &k);                                \
-        }                                                                     \
-        jac[0] = q[0];                                                        \
-        for (size_t i = 1; i < n; i++)                                        \
-            CURVE##_jac_add(&jac[i], &jac[i - 1], &q[test_rand_below(4)]);    \
-        CURVE##_batch_to_affine(out, jac, n);                                 \
-        free(jac);                                                            \
-        return out;                                                           \
-    }
-RAND_BASES(g1, G1_GENERATOR)
-RAND_BASES(g2, G2_GENERATOR)
 
 static fr_t *scalars;
 static g1_affine_t *b1;
@@ -93,17 +69,17 @@ int main(int argc, char **argv)
         }
         unsigned window = argc >= 5 ? (unsigned)atoi(argv[4]) : 0;
         if (g2)
-            b2 = g2_bases(n);
+            b2 = test_rand_g2_points(n);
         else
-            b1 = g1_bases(n);
+            b1 = test_rand_g1_points(n);
         double t = time_one(g2, n, (unsigned)atoi(argv[3]), window, 3);
         printf("%s 2^%s threads %s window %u: %.4f s\n", g2 ? "G2" : "G1", argv[2], argv[3],
                window, t);
         return 0;
     }
 
-    b1 = g1_bases(max_n);
-    b2 = g2_bases((size_t)1 << 16);
+    b1 = test_rand_g1_points(max_n);
+    b2 = test_rand_g2_points((size_t)1 << 16);
     printf("%-6s %-6s %10s %10s %8s\n", "group", "log n", "1 thr s", "2 thr s", "speedup");
     static const struct {
         bool g2;
