@@ -21,7 +21,7 @@
  *                 below it); not drained, the valley
  *                 floors rise (their slope's CI above 0); or tracked buffers
  *                 never freed (not the resident kinds) >= 1 MiB.
- *   queue-pileup  q_gpu + n_synth > pw + queue depth for a stretch of >= 3
+ *   queue-pileup  q_gpu + n_synth + n_blocked > pw + queue depth for a stretch of >= 3
  *                 samples lasting >= 5% of the active time.
  *   held-too-long sum of bytes * (t_free - t_last_use) >= 8% of the
  *                 tracked working set's area, the integral of (tracked - B)
@@ -90,7 +90,7 @@ const char *analyze_layer_name(int layer)
 
 const char *analyze_x_name(int x)
 {
-    static const char *const names[] = {"n_synth", "q_gpu", "n_gpu", "n_finish", "proofs_done"};
+    static const char *const names[] = {"n_synth", "q_gpu", "n_gpu", "n_finish", "n_blocked", "proofs_done"};
     return x >= 0 && x < ANALYZE_NX ? names[x] : "?";
 }
 
@@ -550,7 +550,7 @@ typedef struct {
     double *t;                   /* ms */
     double *layer[ANALYZE_NLAYERS];
     double *x[ANALYZE_NX];
-    double *occ_sum;             /* q_gpu + n_synth */
+    double *occ_sum;             /* q_gpu + n_synth + n_blocked */
     bool *idle, *started;
     bool has_tracked, has_gpu;
 } series_t;
@@ -611,7 +611,7 @@ static int series_build(series_t *s, const run_csv_t *c)
         /* idle: nothing in the pipeline (waiting, in a stage, or being released) */
         bool idle = true;
         for (int x = 0; x < ANALYZE_NX; x++) {
-            s->x[x][i] = run_csv_num(c, i, cx[x]);
+            s->x[x][i] = cx[x] >= 0 ? run_csv_num(c, i, cx[x]) : 0;
             if (x != ANALYZE_X_PROOFS && s->x[x][i] != 0)
                 idle = false;
         }
@@ -620,7 +620,7 @@ static int series_build(series_t *s, const run_csv_t *c)
         s->idle[i] = idle;
         /* started: work has begun (or was done before this sample) */
         s->started[i] = !idle || s->x[ANALYZE_X_PROOFS][i] != 0 || (cpd >= 0 && run_csv_num(c, i, cpd) != 0);
-        s->occ_sum[i] = s->x[ANALYZE_X_QUEUE][i] + s->x[ANALYZE_X_SYNTH][i];
+        s->occ_sum[i] = s->x[ANALYZE_X_QUEUE][i] + s->x[ANALYZE_X_SYNTH][i] + s->x[ANALYZE_X_BLOCKED][i];
     }
     return 0;
 }
@@ -692,6 +692,27 @@ static char *fmt_bytes(char *buf, size_t len, double v)
     else
         snprintf(buf, len, "%.0f B", v);
     return buf;
+}
+
+/* What the capacity model says about other pw values, in one clause. */
+static void capacity_fits_text(char *out, size_t cap, const analyze_result_t *R)
+{
+    const capacity_model_t *m = &R->capacity;
+    char b1[32], b2[32], b3[32], bound[400];
+    if (!m->ok) {
+        snprintf(out, cap, "the largest pw that fits cannot be given: %s", m->why);
+        return;
+    }
+    capacity_bound_text(bound, sizeof bound, m, 4096);
+    int n = snprintf(out, cap, "a partition holds %s synthesizing, %s waiting, %s proving, %s finishing, plus "
+                     "%.0f%% untracked; %s",
+                     fmt_bytes(b1, sizeof b1, m->state_bytes[CAPACITY_SYNTH]),
+                     fmt_bytes(b2, sizeof b2, m->state_bytes[CAPACITY_HELD]),
+                     fmt_bytes(b3, sizeof b3, m->state_bytes[CAPACITY_PROVE]),
+                     fmt_bytes((char[32]){0}, 32, m->state_bytes[CAPACITY_FINISH]),
+                     100 * m->untracked_share, bound);
+    if (n > 0 && (size_t)n < cap && R->largest_pw >= 0)
+        snprintf(out + n, cap - (size_t)n, "; the largest pw that fits is %d", R->largest_pw);
 }
 
 int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
@@ -1150,7 +1171,12 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     /* -- capacity -- */
     json_t *jc = json_object();
     R.ram_bytes = opts && opts->ram_bytes ? (double)opts->ram_bytes : NAN;
-    const char *ram_src = "--ram";
+    const char *ram_src = opts && opts->ram_from ? opts->ram_from : "--ram";
+    if (!isfinite(R.ram_bytes)) {
+        /* a capped run (batch --mem-limit) fits its cgroup, not the machine */
+        R.ram_bytes = jnum_get(rj, "mem_limit");
+        ram_src = "run.json mem_limit";
+    }
     if (!isfinite(R.ram_bytes)) {
         R.ram_bytes = jnum_get(machine, "ram_bytes");
         if (!isfinite(R.ram_bytes))
@@ -1180,41 +1206,37 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         json_object_set_new(jm, "within_2_resid_sd", json_boolean(fabs(m - S.layer[ANALYZE_L_RSS][ip]) <= 2 * Lr->fit.resid_sd));
         json_object_set_new(jc, "model_at_peak", jm);
     }
+    double limit = NAN;
     if (isfinite(R.ram_bytes)) {
-        double limit = R.ram_bytes * (1 - R.margin);
+        limit = R.ram_bytes * (1 - R.margin);
         capacity = R.peak_rss > limit;
         json_object_set_new(jc, "ram_bytes", jbytes(R.ram_bytes));
         json_object_set_new(jc, "ram_from", json_string(ram_src));
         json_object_set_new(jc, "margin", jnum(R.margin));
         json_object_set_new(jc, "limit_bytes", jbytes(limit));
-        if (isfinite(R.footprint_per_partition) && R.footprint_per_partition > 0) {
-            R.largest_pw = 0;
-            for (int w = 1; w <= 4096; w++)
-                if (analyze_predict_peak(&R, w) <= limit)
-                    R.largest_pw = w;
-                else
-                    break;
-            json_object_set_new(jc, "largest_pw", json_integer(R.largest_pw));
-        } else {
-            json_object_set_new(jc, "largest_pw", json_null());
-            json_object_set_new(jc, "why", json_string("no footprint per partition (n_synth was not fitted)"));
-        }
     } else {
         json_object_set_new(jc, "ram_bytes", json_null());
-        json_object_set_new(jc, "why", json_string("no RAM size: pass --ram or record machine.ram_bytes"));
+        json_object_set_new(jc, "why_no_limit", json_string("no RAM size: pass --ram or --mem-limit, or record machine.ram_bytes"));
     }
-    json_t *jpred = json_array();
+    /* the model: exact bytes per partition and state, the untracked rest fitted */
+    if (capacity_fit(&R.capacity, sc, run->buffers.nrows ? &run->buffers : NULL,
+                     run->stages.nrows ? &run->stages : NULL, cfg, R.baseline_rss, R.peak_rss) < 0) {
+        R.capacity.ok = false;
+        snprintf(R.capacity.why, sizeof R.capacity.why, "out of memory while fitting the model");
+    }
     int pmax = R.pw > 0 ? 2 * R.pw : 8;
-    if (R.largest_pw + 2 > pmax)
-        pmax = R.largest_pw + 2;
-    if (pmax > 256)
-        pmax = 256;
-    for (int w = 1; w <= pmax && isfinite(R.footprint_per_partition); w++) {
-        double pk = analyze_predict_peak(&R, w), dev = 2 * fabs((double)(w - R.pw)) * R.footprint_se;
-        json_array_append_new(jpred, json_pack("{s:i,s:o,s:o,s:o}", "pw", w, "peak_rss", jbytes(pk), "low",
-                                               jbytes(pk - dev), "high", jbytes(pk + dev)));
-    }
-    json_object_set_new(jc, "predicted_peak", jpred);
+    json_t *model = capacity_json(&R.capacity, pmax, limit);
+    if (R.capacity.ok && isfinite(limit))
+        R.largest_pw = (int)json_integer_value(json_object_get(model, "max_pw"));
+    json_object_set(jc, "predicted", json_object_get(model, "predicted"));
+    json_object_set(jc, "max_pw", json_object_get(model, "max_pw"));
+    json_object_set(jc, "bound_by", json_object_get(model, "bound_by"));
+    json_object_set_new(jc, "largest_pw", R.largest_pw >= 0 ? json_integer(R.largest_pw) : json_null());
+    if (!R.capacity.ok)
+        json_object_set_new(jc, "why", json_string(R.capacity.why));
+    else if (!isfinite(limit))
+        json_object_set_new(jc, "why", json_string("no RAM size: pass --ram or --mem-limit, or record machine.ram_bytes"));
+    json_object_set_new(jc, "model", model);
     json_object_set_new(jc, "detected", json_boolean(capacity));
     json_object_set_new(J, "capacity", jc);
 
@@ -1248,7 +1270,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     } else if (pileup) {
         R.verdict = ANALYZE_QUEUE_PILEUP;
         snprintf(R.reason, sizeof R.reason,
-                 "q_gpu + n_synth exceeded the pipeline bound %d (pw %d + queue depth %d) by up to %.0f partitions "
+                 "q_gpu + n_synth + n_blocked exceeded the pipeline bound %d (pw %d + queue depth %d) by up to %.0f partitions "
                  "for %.1f s (%.0f%% of the %.1f s active); each queued partition holds %s",
                  pw + (depth > 0 ? depth : 0), pw, depth > 0 ? depth : 0, R.pileup_excess, R.pileup_s,
                  100 * R.pileup_s / active_s, active_s,
@@ -1279,28 +1301,25 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         ev = json_incref(jret);
     } else if (capacity) {
         R.verdict = ANALYZE_CAPACITY;
+        char fits[480];
+        capacity_fits_text(fits, sizeof fits, &R);
         snprintf(R.reason, sizeof R.reason,
-                 "no leak, retention or pile-up, but peak RSS %s is above %s (RAM %s less a %.0f%% margin); "
-                 "baseline %s + %s per partition at pw %d; the largest pw that fits is %d",
+                 "no leak, retention or pile-up, but peak RSS %s is above %s (%s %s less a %.0f%% margin); %s",
                  fmt_bytes(b1, sizeof b1, R.peak_rss), fmt_bytes(b2, sizeof b2, R.ram_bytes * (1 - R.margin)),
-                 fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin,
-                 fmt_bytes((char[32]){0}, 32, R.baseline_rss),
-                 fmt_bytes((char[32]){0}, 32, R.footprint_per_partition), R.pw, R.largest_pw);
+                 strcmp(ram_src, "run.json mem_limit") == 0 || strcmp(ram_src, "--mem-limit") == 0 ? "memory limit"
+                                                                                                   : "RAM",
+                 fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, fits);
         ev = json_incref(jc);
     } else {
         R.verdict = ANALYZE_HEALTHY;
-        char fp[96];
-        if (isfinite(R.footprint_per_partition) && R.footprint_per_partition > 2 * R.footprint_se)
-            snprintf(fp, sizeof fp, "%s per partition", fmt_bytes(b1, sizeof b1, R.footprint_per_partition));
-        else
-            snprintf(fp, sizeof fp, "a footprint per partition lost in the noise (%s +- %s)",
-                     fmt_bytes(b1, sizeof b1, R.footprint_per_partition), fmt_bytes(b2, sizeof b2, R.footprint_se));
+        char fits[480];
+        capacity_fits_text(fits, sizeof fits, &R);
         snprintf(R.reason, sizeof R.reason,
                  "no growth per proof (largest leak-layer rate %s, CI %s .. %s), no retention, pile-up or long "
-                 "holds; peak RSS %s = baseline %s + %s at pw %d",
+                 "holds; peak RSS %s, baseline %s; %s",
                  fmt_bytes(b3, sizeof b3, R.leak_rate), fmt_bytes((char[32]){0}, 32, R.leak_lo),
                  fmt_bytes((char[32]){0}, 32, R.leak_hi), fmt_bytes((char[32]){0}, 32, R.peak_rss),
-                 fmt_bytes((char[32]){0}, 32, R.baseline_rss), fp, R.pw);
+                 fmt_bytes((char[32]){0}, 32, R.baseline_rss), fits);
         ev = json_incref(jc);
     }
     json_t *checks = json_pack("{s:b,s:b,s:b,s:b,s:b}", "leak", R.leak_layer >= 0 || nf_leak, "queue-pileup", pileup,
@@ -1344,9 +1363,11 @@ void analyze_result_clear(analyze_result_t *r)
 
 double analyze_predict_peak(const analyze_result_t *r, int pw)
 {
-    if (!isfinite(r->footprint_per_partition))
+    if (!r->capacity.ok)
         return NAN;
-    return r->peak_rss + (double)(pw - r->pw) * r->footprint_per_partition;
+    capacity_point_t c;
+    capacity_predict(&c, &r->capacity, pw);
+    return c.peak;
 }
 
 int analyze_write_verdict(const char *dir, const analyze_result_t *r, char *err, size_t errlen)

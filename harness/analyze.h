@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/capacity.h"
 #include "harness/run_csv.h"
 
 /* Memory layers, lowest first (DESIGN.md's L0..L3 and GPU). */
@@ -36,6 +37,7 @@ enum {
     ANALYZE_X_QUEUE,  /* q_gpu */
     ANALYZE_X_GPU,    /* n_gpu */
     ANALYZE_X_FINISH, /* n_finish */
+    ANALYZE_X_BLOCKED, /* n_blocked (0 in runs recorded before it existed) */
     ANALYZE_X_PROOFS, /* proofs_done: its coefficient g is the leak rate */
     ANALYZE_NX
 };
@@ -112,6 +114,7 @@ const json_t *analyze_run_notes(const analyze_run_t *run);
 typedef struct {
     uint64_t ram_bytes; /* RAM to fit in; 0: run.json machine RAM if recorded */
     double margin;      /* fraction of RAM kept free, e.g. 0.10 */
+    const char *ram_from; /* how ram_bytes was given ("--ram", "--mem-limit"); NULL: "--ram" */
 } analyze_opts_t;
 
 typedef struct {
@@ -127,7 +130,7 @@ typedef struct {
 
 typedef struct {
     analyze_verdict_t verdict;
-    char reason[768];   /* one sentence with the numbers */
+    char reason[1280];  /* one sentence with the numbers */
     char leak_where[160]; /* which layer/kind leaks, when verdict is leak */
     analyze_layer_t layer[ANALYZE_NLAYERS];
     /* headline numbers, also used by `check` and `sweep` */
@@ -139,7 +142,8 @@ typedef struct {
     double retained_bytes, retained_share;        /* (rss - je_allocated) at end minus at baseline */
     double held_gibs, held_share;                 /* GiB*s after last use; share of the tracked working set area */
     double pileup_s, pileup_excess;               /* longest stretch above the bound; max excess */
-    int pw, largest_pw;                           /* largest_pw: -1 when no RAM size */
+    int pw, largest_pw;                           /* largest_pw: -1 when no RAM size or no model */
+    capacity_model_t capacity;                    /* the capacity model (capacity.ok: it gives numbers) */
     double ram_bytes, margin;
     size_t proofs_done, samples;
     json_t *json; /* the whole analysis (verdict, evidence, every section); owned */
@@ -150,8 +154,8 @@ typedef struct {
 int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
                     size_t errlen);
 void analyze_result_clear(analyze_result_t *r);
-/* Predicted peak RSS at pw partitions in synthesis: the observed peak plus
- * (pw - pw_of_run) footprints per partition. NAN when not fitted. */
+/* Predicted peak RSS at pw synthesis workers, from the capacity model
+ * (capacity.h). NAN when the model gives no numbers. */
 double analyze_predict_peak(const analyze_result_t *r, int pw);
 /* Writes r's verdict object into DIR/run.json under "verdict" (read, modify,
  * write to a temp file, rename): the rest of run.json is kept. */

@@ -19,13 +19,15 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: zkbench analyze RUN_DIR [--ram SIZE] [--margin PCT] [--json]\n"
+    fputs("usage: zkbench analyze RUN_DIR [--ram SIZE | --mem-limit SIZE] [--margin PCT] [--json]\n"
           "Diagnoses a run of zkbench batch: leak, queue-pileup, held-too-long,\n"
-          "retention, capacity or healthy, with the numbers behind it, per-slot\n"
-          "footprints and the largest pw that fits --ram (e.g. 755GiB, 128G,\n"
-          "64000000000; default: the run's machine RAM) less --margin percent\n"
-          "(default 10). --json prints one JSON object. The verdict is also\n"
-          "written into RUN_DIR/run.json. See docs/diagnosis.md.\n",
+          "retention, capacity or healthy, with the numbers behind it, the bytes a\n"
+          "partition holds in each pipeline state, the predicted peak for other pw\n"
+          "values and the largest pw that fits --ram or a cgroup's --mem-limit (e.g.\n"
+          "755GiB, 128G, 64000000000; default: the run's own --mem-limit, else its\n"
+          "machine RAM) less --margin percent (default 10). --json prints one JSON\n"
+          "object. The verdict is also written into RUN_DIR/run.json.\n"
+          "See docs/diagnosis.md.\n",
           f);
 }
 
@@ -92,7 +94,7 @@ static void report(FILE *f, const char *dir, const analyze_result_t *r)
 
     if (R->fitted) {
         const analyze_ols_t *F = &R->fit;
-        static const char *const fl[] = {"synthesis", "GPU queue", "on GPU", "finish", "per proof (g)"};
+        static const char *const fl[] = {"synthesis", "GPU queue", "on GPU", "finish", "blocked", "per proof (g)"};
         fprintf(f, "footprints   rss = B + sum f*n (least squares over %zu samples, R^2 %.4f, residual sd %s)\n", F->n,
                 F->r2, fb(a, F->resid_sd));
         fprintf(f, "             B (intercept) %s +- %s (measured %s)\n", fb(a, F->beta[0]), fb(b, F->se[0]),
@@ -135,7 +137,7 @@ static void report(FILE *f, const char *dir, const analyze_result_t *r)
     }
     const json_t *jp = json_object_get(J, "queue_pileup");
     if (json_object_get(jp, "bound"))
-        fprintf(f, "queue        bound q_gpu + n_synth <= %lld (%s): %lld samples above, up to +%.0f, longest "
+        fprintf(f, "queue        bound q_gpu + n_synth + n_blocked <= %lld (%s): %lld samples above, up to +%.0f, longest "
                    "%.1f s\n",
                 (long long)json_integer_value(json_object_get(jp, "bound")),
                 json_string_value(json_object_get(jp, "bound_from")),
@@ -144,29 +146,40 @@ static void report(FILE *f, const char *dir, const analyze_result_t *r)
         fprintf(f, "queue        %s\n", json_string_value(json_object_get(jp, "why")));
 
     const json_t *jc = json_object_get(J, "capacity");
+    const capacity_model_t *m = &r->capacity;
     if (isfinite(r->ram_bytes))
-        fprintf(f, "capacity     RAM %s (%s), margin %.0f%%: limit %s; peak RSS %s; largest pw that fits: %s\n",
+        fprintf(f, "capacity     %s %s (%s), margin %.0f%%: limit %s; peak RSS %s; largest pw that fits: %s\n",
+                strstr(json_string_value(json_object_get(jc, "ram_from")), "mem") ? "memory limit" : "RAM",
                 fb(a, r->ram_bytes), json_string_value(json_object_get(jc, "ram_from")), 100 * r->margin,
                 fb(b, r->ram_bytes * (1 - r->margin)), fb(c, r->peak_rss),
-                r->largest_pw >= 0 ? (snprintf(d, sizeof d, "%d", r->largest_pw), d) : "unknown");
+                r->largest_pw >= 0 ? (snprintf(d, sizeof d, "%d", r->largest_pw), d) : "none (see below)");
     else
-        fprintf(f, "capacity     peak RSS %s; %s\n", fb(a, r->peak_rss), json_string_value(json_object_get(jc, "why")));
-    const json_t *pred = json_object_get(jc, "predicted_peak");
-    if (json_array_size(pred) > 0) {
-        /* a few rows: around the run's pw, twice it, and around the largest that fits */
-        fprintf(f, "             predicted peak RSS (+- 2 se):\n");
+        fprintf(f, "capacity     peak RSS %s; no limit to fit: pass --ram or --mem-limit\n", fb(a, r->peak_rss));
+    if (!m->ok) {
+        fprintf(f, "             WARNING: no prediction: %s\n", m->why);
+    } else {
+        fprintf(f, "             bytes per partition (tracked, exact): synthesizing %s, waiting %s, proving %s, "
+                   "finishing %s (%zu partitions)\n",
+                fb(a, m->state_bytes[CAPACITY_SYNTH]), fb(b, m->state_bytes[CAPACITY_HELD]),
+                fb(c, m->state_bytes[CAPACITY_PROVE]), fb(d, m->state_bytes[CAPACITY_FINISH]),
+                m->partitions_measured);
+        fprintf(f, "             untracked near the peak: %s (%.0f%% of the partitions' %s; sd %s over %zu "
+                   "samples)\n",
+                fb(a, m->untracked), 100 * m->untracked_share, fb(b, m->tracked_run), fb(c, m->untracked_sd),
+                m->fit_samples);
+        fprintf(f, "             %s\n", json_string_value(json_object_get(json_object_get(jc, "model"), "bound_text")));
+        if (m->warning[0])
+            fprintf(f, "             WARNING: %s\n", m->warning);
+        fprintf(f, "             predicted peak RSS (95%% interval):\n");
         size_t i;
-
-        json_array_foreach(pred, i, val) {
+        char mark[64];
+        json_array_foreach(json_object_get(jc, "predicted"), i, val) {
             long long w = (long long)json_integer_value(json_object_get(val, "pw"));
-            bool show = w == 1 || (w >= r->pw - 1 && w <= r->pw + 2) || w == 2 * r->pw ||
-                        (r->largest_pw >= 0 && w >= r->largest_pw && w <= r->largest_pw + 1);
-            if (!show)
-                continue;
-            fprintf(f, "               pw %3lld  %11s  (%s .. %s)%s%s\n", w, fb(a, jv(val, "peak_rss")),
-                    fb(b, jv(val, "low")), fb(c, jv(val, "high")), w == r->pw ? "  <- this run" : "",
-                    w == r->largest_pw ? "  <- largest that fits" : "");
-
+            fprintf(f, "               pw %3lld  %11s  (%s .. %s)%s%s%s\n", w, fb(a, jv(val, "peak_rss")),
+                    fb(b, jv(val, "low")), fb(c, jv(val, "high")),
+                    w == r->pw ? (snprintf(mark, sizeof mark, "  <- this run (measured %s)", fb(d, r->peak_rss)), mark) : "",
+                    w == r->largest_pw ? "  <- largest that fits" : "",
+                    json_is_true(json_object_get(val, "bound")) ? "  (no more memory: in-flight bound)" : "");
         }
     }
     if (isfinite(r->s_per_proof))
@@ -180,6 +193,7 @@ int cmd_analyze(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"ram", required_argument, NULL, 'r'}, {"margin", required_argument, NULL, 'm'},
+        {"mem-limit", required_argument, NULL, 'L'},
         {"json", no_argument, NULL, 'j'},      {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -191,9 +205,13 @@ int cmd_analyze(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
-            if (!analyze_parse_size(&o.ram_bytes, optarg))
-                return cli_error(2, "analyze: --ram must be a size like 755GiB, 128G or 64000000000, got '%s'",
-                                 optarg);
+        case 'L':
+            if (o.ram_bytes)
+                return cli_error(2, "analyze: give one of --ram and --mem-limit");
+            if (!analyze_parse_size(&o.ram_bytes, optarg) || o.ram_bytes == 0)
+                return cli_error(2, "analyze: --%s must be a size like 755GiB, 128G or 64000000000, got '%s'",
+                                 c == 'r' ? "ram" : "mem-limit", optarg);
+            o.ram_from = c == 'r' ? "--ram" : "--mem-limit";
             break;
         case 'm': {
             char *end;

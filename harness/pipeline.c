@@ -19,6 +19,7 @@ struct part {
     struct part *next;
     int proof, partition;
     fr_t *w;                    /* witness, until prove_start is done */
+    groth16_abc_t abc;          /* a, b, c from synthesis, until prove_start takes them */
     void *shadow;               /* planted leak/hold buffer (faults) */
     groth16_pending_t *pending; /* from prove_start to prove_finish */
     groth16_proof_t proof_out;
@@ -59,8 +60,12 @@ struct pipeline {
     int error;
     struct delayed *delayed;
 
-    atomic_uint n_synth, n_prove, n_finish;
-    atomic_uint partitions_done, proofs_done;
+    /* partitions per state, changed under lock only, so that one look
+     * under the lock sees every partition in exactly one state */
+    unsigned n_synth, n_blocked, n_prove, n_finish;
+    unsigned parts_admitted; /* admitted and not dropped (failure, interruption) */
+    unsigned parts_done;
+    atomic_uint proofs_done;
     atomic_uint leak_counter;
 
     pthread_t *threads;
@@ -113,9 +118,18 @@ static void purge_allocator(const struct pipeline *p)
 static void free_part(struct part *x)
 {
     mem_free(x->w);
+    groth16_abc_free(&x->abc);
     if (x->pending)
         groth16_pending_free(x->pending);
     free(x);
+}
+
+/* A partition that will never be done (a failure, an interruption): it
+ * leaves the admitted count with its last state (under p->lock). */
+static void drop_part_locked(struct pipeline *p, struct part *x)
+{
+    p->parts_admitted--;
+    free_part(x);
 }
 
 /* ---- planted faults ------------------------------------------------------ */
@@ -238,37 +252,44 @@ static void *synth_main(void *arg)
             ps->started = true;
             ps->t_start = t_ms(p);
         }
-        atomic_fetch_add(&p->n_synth, 1);
+        p->n_synth++;
         pthread_mutex_unlock(&p->lock);
 
         double t0 = t_ms(p);
         int rc = circuit_witness_alloc(&x->w, p->env.circ, p->cfg.seed + (uint64_t)x->proof, x->proof,
                                        (unsigned)x->partition, p->cfg.threads);
+        /* a, b, c with the witness, as production synthesis makes them (a
+         * zkey circuit proves monolithically from its witness alone) */
+        if (rc == 0 && !p->env.circ->prove)
+            rc = groth16_abc_eval(&x->abc, p->env.shape, x->w, p->cfg.threads, x->proof, x->partition);
         if (rc == 0 && (f->leak_kind >= 0 && f->leak_kind != MEM_KIND_AUX))
             x->shadow = make_shadow(p, f->leak_kind, x);
         else if (rc == 0 && f->hold_kind >= 0 && f->hold_kind != MEM_KIND_AUX)
             x->shadow = make_shadow(p, f->hold_kind, x);
         double t1 = t_ms(p);
-        atomic_fetch_sub(&p->n_synth, 1);
         if (rc < 0) {
             pthread_mutex_lock(&p->lock);
+            p->n_synth--;
             fail_locked(p, rc);
+            drop_part_locked(p, x);
             pthread_mutex_unlock(&p->lock);
-            free_part(x);
             break;
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "synth", name, t0, t1);
 
         /* Hand over to the prover queue. The worker keeps the partition (and
-         * its slot) while the queue is full, which bounds the synthesized
-         * partitions to pw + queue depth, unless the pile-up fault lets it go
-         * on synthesizing. */
+         * its slot) while the queue is full (state: blocked), which bounds
+         * the synthesized partitions to pw + queue depth, unless the pile-up
+         * fault lets it go on synthesizing. */
         pthread_mutex_lock(&p->lock);
+        p->n_synth--;
+        p->n_blocked++;
         while (!f->pileup && p->prove_q.cap && p->prove_q.n >= p->prove_q.cap && !p->stopping)
             pthread_cond_wait(&p->cond, &p->lock);
+        p->n_blocked--;
         if (p->stopping) {
+            drop_part_locked(p, x);
             pthread_mutex_unlock(&p->lock);
-            free_part(x);
             break;
         }
         x->t_queued = t_ms(p);
@@ -288,14 +309,14 @@ static void *prove_main(void *arg)
     for (;;) {
         pthread_mutex_lock(&p->lock);
         while (!p->prove_q.head && !p->stopping &&
-               !(p->closing && !p->synth_q.head && atomic_load(&p->n_synth) == 0))
+               !(p->closing && !p->synth_q.head && p->n_synth == 0 && p->n_blocked == 0))
             pthread_cond_wait(&p->cond, &p->lock);
         struct part *x = p->stopping ? NULL : q_pop(&p->prove_q);
         if (!x) {
             pthread_mutex_unlock(&p->lock);
             break;
         }
-        atomic_fetch_add(&p->n_prove, 1);
+        p->n_prove++;
         pthread_cond_broadcast(&p->cond); /* a queue slot is free */
         pthread_mutex_unlock(&p->lock);
 
@@ -311,23 +332,23 @@ static void *prove_main(void *arg)
         o.backend = p->env.backend;
         const circuit_t *circ = p->env.circ;
         int rc = circ->prove ? circ->prove(circ, &x->proof_out, x->w, &o) /* its own keys, monolithic */
-                             : groth16_prove_start(&x->pending, p->env.pk, p->env.shape, x->w, &o);
+                             : groth16_prove_start_abc(&x->pending, p->env.pk, p->env.shape, x->w, &x->abc, &o);
         if (rc == 0) {
             struct proof_state *ps = &p->proofs[x->proof];
             memcpy(&ps->inputs[(size_t)x->partition * p->n_inputs], &x->w[1], p->n_inputs * sizeof(fr_t));
             release_witness(p, x);
         }
         double t1 = t_ms(p);
-        atomic_fetch_sub(&p->n_prove, 1);
         pthread_mutex_lock(&p->lock);
+        p->n_prove--;
         if (rc < 0) {
             fail_locked(p, rc);
+            drop_part_locked(p, x);
             pthread_mutex_unlock(&p->lock);
-            free_part(x);
             break;
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "prove", name, t0, t1);
-        atomic_fetch_add(&p->n_finish, 1);
+        p->n_finish++;
         q_push(&p->finish_q, x);
         pthread_cond_broadcast(&p->cond);
         pthread_mutex_unlock(&p->lock);
@@ -369,7 +390,7 @@ static void complete_proof(struct pipeline *p, int proof, const char *worker)
 /* No partition can reach the finish stage any more (under p->lock). */
 static bool finish_can_exit(const struct pipeline *p)
 {
-    if (atomic_load(&p->n_synth) || atomic_load(&p->n_prove))
+    if (p->n_synth || p->n_blocked || p->n_prove)
         return false;
     return p->stopping || (p->closing && !p->synth_q.head && !p->prove_q.head);
 }
@@ -396,17 +417,18 @@ static void *finish_main(void *arg)
         if (p->cfg.trim == TRIM_PARTITION)
             purge_allocator(p);
         double t1 = t_ms(p);
-        atomic_fetch_sub(&p->n_finish, 1);
         if (rc < 0) {
             pthread_mutex_lock(&p->lock);
+            p->n_finish--;
             fail_locked(p, rc);
+            drop_part_locked(p, x);
             pthread_mutex_unlock(&p->lock);
-            free_part(x);
             continue; /* keep finishing the others: their threads must be joined */
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "finish", name, t0, t1);
-        atomic_fetch_add(&p->partitions_done, 1);
         pthread_mutex_lock(&p->lock);
+        p->n_finish--;
+        p->parts_done++;
         ps->proofs[x->partition] = x->proof_out;
         bool last = ++ps->parts_done == p->cfg.partitions;
         bool stopping = p->stopping;
@@ -465,13 +487,15 @@ void pipeline_occupancy(void *ctx, uint64_t occ[SAMPLER_OCC_COUNT])
     struct pipeline *p = ctx;
     pthread_mutex_lock(&p->lock);
     occ[SAMPLER_Q_SYNTH] = p->synth_q.n;
+    occ[SAMPLER_N_SYNTH] = p->n_synth;
+    occ[SAMPLER_N_BLOCKED] = p->n_blocked;
     occ[SAMPLER_Q_GPU] = p->prove_q.n;
+    occ[SAMPLER_N_GPU] = p->n_prove;
+    occ[SAMPLER_N_FINISH] = p->n_finish;
+    occ[SAMPLER_PARTITIONS_ADMITTED] = p->parts_admitted;
+    occ[SAMPLER_PARTITIONS_DONE] = p->parts_done;
     pthread_mutex_unlock(&p->lock);
-    occ[SAMPLER_N_SYNTH] = atomic_load(&p->n_synth);
-    occ[SAMPLER_N_GPU] = atomic_load(&p->n_prove);
-    occ[SAMPLER_N_FINISH] = atomic_load(&p->n_finish);
     occ[SAMPLER_N_DEALLOC] = dealloc_pending();
-    occ[SAMPLER_PARTITIONS_DONE] = atomic_load(&p->partitions_done);
     occ[SAMPLER_PROOFS_DONE] = atomic_load(&p->proofs_done);
 }
 
@@ -493,6 +517,7 @@ static int admit_locked(struct pipeline *p)
         q_push(&p->synth_q, x);
     }
     ps->t_submit = t_ms(p);
+    p->parts_admitted += p->cfg.partitions;
     p->admitted++;
     p->in_flight++;
     return 0;
@@ -575,12 +600,16 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
     free(args);
     /* what an interruption left in the queues */
     struct part *x;
+    pthread_mutex_lock(&p->lock);
     while ((x = q_pop(&p->synth_q)))
-        free_part(x);
+        drop_part_locked(p, x);
     while ((x = q_pop(&p->prove_q)))
-        free_part(x);
-    while ((x = q_pop(&p->finish_q)))
-        free_part(x);
+        drop_part_locked(p, x);
+    while ((x = q_pop(&p->finish_q))) {
+        p->n_finish--;
+        drop_part_locked(p, x);
+    }
+    pthread_mutex_unlock(&p->lock);
     /* held buffers (planted hold fault) are freed when due, not early, so
      * the drain the sampler records is the real one */
     for (;;) {

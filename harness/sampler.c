@@ -171,6 +171,15 @@ int sampler_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
+const char *sampler_occ_name(enum sampler_occ i)
+{
+    static const char *const names[SAMPLER_OCC_COUNT] = {
+        "q_synth",         "n_synth",         "n_blocked",       "q_gpu",       "n_gpu",
+        "n_finish",        "n_dealloc",       "partitions_admitted", "partitions_done", "proofs_done",
+    };
+    return (unsigned)i < SAMPLER_OCC_COUNT ? names[i] : NULL;
+}
+
 static void write_header(sampler_t *s)
 {
     fputs("t_ms,rss,rss_anon,rss_file,hwm,je_allocated,je_active,je_resident,je_mapped,je_retained,"
@@ -178,7 +187,9 @@ static void write_header(sampler_t *s)
           s->csv);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         fprintf(s->csv, ",live_%s", mem_kind_name((enum mem_kind)k));
-    fputs(",q_synth,n_synth,q_gpu,n_gpu,n_finish,n_dealloc,partitions_done,proofs_done,tick_us", s->csv);
+    for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
+        fprintf(s->csv, ",%s", sampler_occ_name((enum sampler_occ)i));
+    fputs(",tick_us", s->csv);
     if (s->cfg.smaps_rollup)
         fputs(",smaps_pss,smaps_anon,smaps_swap", s->csv);
     fputc('\n', s->csv);

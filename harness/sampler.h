@@ -17,18 +17,25 @@
 
 #include "prover/mem.h"
 
-/* Pipeline occupancy, in samples.csv order. */
+/* Pipeline occupancy, in samples.csv order. Each admitted partition is in
+ * exactly one of the six states q_synth .. n_finish, so on every row they
+ * sum to partitions_admitted - partitions_done. */
 enum sampler_occ {
-    SAMPLER_Q_SYNTH,
-    SAMPLER_N_SYNTH,
-    SAMPLER_Q_GPU,
-    SAMPLER_N_GPU,
-    SAMPLER_N_FINISH,
-    SAMPLER_N_DEALLOC,
+    SAMPLER_Q_SYNTH,     /* waiting for a synthesis worker */
+    SAMPLER_N_SYNTH,     /* being synthesized (witness, a, b, c) */
+    SAMPLER_N_BLOCKED,   /* synthesized, its worker waits for a prover queue slot */
+    SAMPLER_Q_GPU,       /* in the prover queue */
+    SAMPLER_N_GPU,       /* on a prover worker (prove_start) */
+    SAMPLER_N_FINISH,    /* waiting for or in finish (pending b_g2) */
+    SAMPLER_N_DEALLOC,   /* buffers handed to asynchronous release */
+    SAMPLER_PARTITIONS_ADMITTED, /* admitted, less those dropped by a failure or interruption */
     SAMPLER_PARTITIONS_DONE,
     SAMPLER_PROOFS_DONE,
     SAMPLER_OCC_COUNT
 };
+
+/* Column names of the occupancy counters, in enum order. */
+const char *sampler_occ_name(enum sampler_occ i);
 
 typedef struct {
     double t_ms;

@@ -4,11 +4,13 @@
  *
  * prove_start, per partition:
  *   a, b, c = A w, B w, C w over the domain (plus a_i = input_i for the
- *     input constraints), tracked as MEM_KIND_ABC;
- *   H: iNTT, coset NTT, (a b - c) / Z on the coset, coset iNTT (in place in
- *     a; b and c freed as soon as they are consumed);
+ *     input constraints), tracked as MEM_KIND_ABC (groth16_abc_eval: the
+ *     batch pipeline makes them in synthesis, as production provers do);
+ *   H: iNTT, coset NTT, (a b - c) / Z on the coset, coset iNTT, in place in
+ *     a; b and c freed as soon as H is there, a after the H MSM;
  *   MSMs: H, L (aux), A and B_g1 (density-selected), on opts->threads;
- *   b_g2 MSM on a background thread over a pending copy of the witness.
+ *   b_g2 MSM on a background thread over a pending copy of the witness
+ *     values with a B column (n_b of them).
  * prove_finish joins it and assembles, with random r, s:
  *   A = alpha + sum w_j a_j + r delta
  *   B = beta + sum w_j b_j + s delta          (G2, and B_g1 in G1)
@@ -134,7 +136,8 @@ struct groth16_pending {
     const groth16_params_t *pk;
     const groth16_shape_t *shape;
     struct groth16_prove_opts opts;
-    fr_t *w;                /* pending copy of the witness (b_g2 MSM) */
+    fr_t *w_b;              /* the witness values with a B column (n_b): the b_g2 MSM's scalars */
+    size_t n_b;
     g1_jac_t a, b1, l, h;   /* G1 MSM results */
     g2_jac_t b2;
     int b2_rc;
@@ -155,10 +158,9 @@ static int run_b2(groth16_pending_t *p)
 {
     struct msm_opts m;
     msm_opts_for(&m, &p->opts);
-    const r1cs_t *cs = p->shape->cs;
     double t0 = now_s();
-    int rc = backend_msm_g2(p->opts.backend, &p->b2, p->pk, p->w, r1cs_num_vars(cs), p->shape->density_b, &m);
-    mem_touch(p->w); /* from here on the pending copy only waits for finish */
+    int rc = backend_msm_g2(p->opts.backend, &p->b2, p->pk, p->w_b, p->n_b, /* density= */ NULL, &m);
+    mem_touch(p->w_b); /* from here on the pending copy only waits for finish */
     p->t_b2 = now_s() - t0;
     return rc;
 }
@@ -170,41 +172,46 @@ static void *b2_thread(void *arg)
     return NULL;
 }
 
-/* H's coefficients in a (n elements), from the witness. */
-static int compute_h(fr_t *a, const groth16_shape_t *shape, const fr_t *w, const struct groth16_prove_opts *o)
+void groth16_abc_free(groth16_abc_t *abc)
+{
+    if (!abc)
+        return;
+    mem_free(abc->a);
+    mem_free(abc->b);
+    mem_free(abc->c);
+    abc->a = abc->b = abc->c = NULL;
+}
+
+int groth16_abc_eval(groth16_abc_t *ret, const groth16_shape_t *shape, const fr_t *w, unsigned threads,
+                     int proof, int partition)
 {
     const r1cs_t *cs = shape->cs;
     size_t n = shape->n;
     uint64_t m = cs->num_constraints;
-    fr_t *b = mem_alloc(MEM_KIND_ABC, o->proof, o->partition, n * sizeof(fr_t));
-    fr_t *c = mem_alloc(MEM_KIND_ABC, o->proof, o->partition, n * sizeof(fr_t));
+    if (!w || !fr_is_one(&w[0]))
+        return -EINVAL;
+    groth16_abc_t t = {
+        .a = mem_alloc(MEM_KIND_ABC, proof, partition, n * sizeof(fr_t)),
+        .b = mem_alloc(MEM_KIND_ABC, proof, partition, n * sizeof(fr_t)),
+        .c = mem_alloc(MEM_KIND_ABC, proof, partition, n * sizeof(fr_t)),
+    };
     int rc = -ENOMEM;
-    double t0 = now_s();
-    if (!b || !c)
-        goto done;
-    if ((rc = r1cs_eval(a, b, c, cs, w, o->threads)) < 0)
-        goto done;
-    if (o->times)
-        o->times->eval = now_s() - t0;
-    t0 = now_s();
+    if (!t.a || !t.b || !t.c || (rc = r1cs_eval(t.a, t.b, t.c, cs, w, threads)) < 0) {
+        groth16_abc_free(&t);
+        return rc;
+    }
     /* input constraints: input_j * 0 = 0 */
     for (uint32_t j = 0; j < cs->num_inputs; j++) {
-        a[m + j] = w[j];
-        b[m + j] = FR_ZERO;
-        c[m + j] = FR_ZERO;
+        t.a[m + j] = w[j];
+        t.b[m + j] = FR_ZERO;
+        t.c[m + j] = FR_ZERO;
     }
     size_t used = m + cs->num_inputs;
-    memset(a + used, 0, (n - used) * sizeof(fr_t));
-    memset(b + used, 0, (n - used) * sizeof(fr_t));
-    memset(c + used, 0, (n - used) * sizeof(fr_t));
-
-    rc = backend_compute_h(o->backend, a, b, c, &shape->domain, o->threads);
-    if (o->times)
-        o->times->ntt = now_s() - t0;
-done:
-    mem_free(b);
-    mem_free(c);
-    return rc;
+    memset(t.a + used, 0, (n - used) * sizeof(fr_t));
+    memset(t.b + used, 0, (n - used) * sizeof(fr_t));
+    memset(t.c + used, 0, (n - used) * sizeof(fr_t));
+    *ret = t;
+    return 0;
 }
 
 void groth16_pending_free(groth16_pending_t *p)
@@ -213,32 +220,49 @@ void groth16_pending_free(groth16_pending_t *p)
         return;
     if (p->thread_running)
         pthread_join(p->thread, NULL);
-    mem_free(p->w);
+    mem_free(p->w_b);
     free(p);
 }
 
-int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, const groth16_shape_t *shape,
-                        const fr_t *w, const struct groth16_prove_opts *opts)
+/* The witness values selected by a density bitmap, in order. */
+static void select_dense(fr_t *out, const fr_t *w, uint64_t nv, const uint64_t *density)
+{
+    size_t k = 0;
+    for (uint64_t j = 0; j < nv; j++)
+        if (density[j / 64] >> (j % 64) & 1)
+            out[k++] = w[j];
+}
+
+int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk, const groth16_shape_t *shape,
+                            const fr_t *w, groth16_abc_t *abc, const struct groth16_prove_opts *opts)
 {
     const r1cs_t *cs = shape->cs;
-    if (!pk || !w || !fr_is_one(&w[0]) || pk->n_h != shape->n - 1 || pk->n_l != cs->num_aux ||
-        pk->vk.n_ic != cs->num_inputs || pk->n_a != shape->n_a || pk->n_b_g1 != shape->n_b ||
-        pk->n_b_g2 != shape->n_b)
+    groth16_abc_t own = *abc;
+    memset(abc, 0, sizeof *abc);
+    if (!pk || !w || !fr_is_one(&w[0]) || !own.a || !own.b || !own.c || pk->n_h != shape->n - 1 ||
+        pk->n_l != cs->num_aux || pk->vk.n_ic != cs->num_inputs || pk->n_a != shape->n_a ||
+        pk->n_b_g1 != shape->n_b || pk->n_b_g2 != shape->n_b) {
+        groth16_abc_free(&own);
         return -EINVAL;
+    }
     groth16_pending_t *p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p) {
+        groth16_abc_free(&own);
         return -ENOMEM;
+    }
     p->pk = pk;
     p->shape = shape;
     p->opts = *opts;
     const struct groth16_prove_opts *o = &p->opts;
+    groth16_times_t unused, *t = o->times ? o->times : &unused;
     uint64_t nv = r1cs_num_vars(cs);
     int rc = -ENOMEM;
 
-    p->w = mem_alloc(MEM_KIND_PENDING, o->proof, o->partition, nv * sizeof(fr_t));
-    if (!p->w)
+    p->n_b = shape->n_b;
+    p->w_b = mem_alloc(MEM_KIND_PENDING, o->proof, o->partition, p->n_b * sizeof(fr_t));
+    if (!p->w_b)
         goto fail;
-    memcpy(p->w, w, nv * sizeof(fr_t));
+    select_dense(p->w_b, w, nv, shape->density_b);
     if (o->split) {
         if (pthread_create(&p->thread, NULL, b2_thread, p) == 0)
             p->thread_running = true;
@@ -246,19 +270,21 @@ int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, con
             p->b2_rc = run_b2(p);
     }
 
-    fr_t *h = mem_alloc(MEM_KIND_H, o->proof, o->partition, shape->n * sizeof(fr_t));
-    if (!h)
+    /* H in place of a; b and c are done with once it is there */
+    double t0 = now_s();
+    rc = backend_compute_h(o->backend, own.a, own.b, own.c, &shape->domain, o->threads);
+    mem_free(own.b);
+    mem_free(own.c);
+    own.b = own.c = NULL;
+    if (rc < 0)
         goto fail;
-    if ((rc = compute_h(h, shape, w, o)) < 0) {
-        mem_free(h);
-        goto fail;
-    }
+    t->ntt = now_s() - t0;
     struct msm_opts m;
     msm_opts_for(&m, o);
-    groth16_times_t unused, *t = o->times ? o->times : &unused;
-    double t0 = now_s();
-    rc = backend_msm_g1(o->backend, &p->h, BACKEND_H, pk, h, shape->n - 1, NULL, &m);
-    mem_free(h);
+    t0 = now_s();
+    rc = backend_msm_g1(o->backend, &p->h, BACKEND_H, pk, own.a, shape->n - 1, NULL, &m);
+    mem_free(own.a);
+    own.a = NULL;
     if (rc < 0)
         goto fail;
     t->msm_h = now_s() - t0;
@@ -277,8 +303,24 @@ int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, con
     *ret = p;
     return 0;
 fail:
+    groth16_abc_free(&own);
     groth16_pending_free(p);
     return rc;
+}
+
+int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, const groth16_shape_t *shape,
+                        const fr_t *w, const struct groth16_prove_opts *opts)
+{
+    if (!pk || !w || !fr_is_one(&w[0]))
+        return -EINVAL;
+    groth16_abc_t abc;
+    double t0 = now_s();
+    int rc = groth16_abc_eval(&abc, shape, w, opts->threads, opts->proof, opts->partition);
+    if (rc < 0)
+        return rc;
+    if (opts->times)
+        opts->times->eval = now_s() - t0;
+    return groth16_prove_start_abc(ret, pk, shape, w, &abc, opts);
 }
 
 /* Uniform random Fr from the kernel's generator: the proof's blinding. */
@@ -344,8 +386,8 @@ int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p)
     g2_jac_to_affine(&proof->b, &b2);
     g1_jac_to_affine(&proof->c, &c);
 
-    void *bufs[1] = {p->w};
-    p->w = NULL;
+    void *bufs[1] = {p->w_b};
+    p->w_b = NULL;
     dealloc_release(bufs, 1, p->opts.dealloc);
     if (p->opts.times) {
         p->opts.times->msm_b2 = p->t_b2;

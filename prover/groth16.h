@@ -101,17 +101,48 @@ void groth16_prove_opts_default(struct groth16_prove_opts *o);
 typedef struct groth16_pending groth16_pending_t;
 
 /*
+ * The a, b, c evaluations of one partition over the domain: n elements
+ * each, (A w, B w, C w) for the constraints, then input_j, 0, 0 for the
+ * input constraints, then zeros. Production provers (bellperson, cuzk)
+ * make them in synthesis, beside the witness, and the partition holds both
+ * until the prover takes them; tracked as MEM_KIND_ABC, tagged with the
+ * partition. Bytes: 3 * n * sizeof(fr_t).
+ */
+typedef struct {
+    fr_t *a, *b, *c;
+} groth16_abc_t;
+
+/* Evaluates a, b, c from the witness w (r1cs_num_vars elements) on
+ * `threads` threads. 0, -EINVAL (w[0] != 1), -ENOMEM (nothing left
+ * allocated). */
+int groth16_abc_eval(groth16_abc_t *ret, const groth16_shape_t *shape, const fr_t *w, unsigned threads,
+                     int proof, int partition);
+/* Frees what is left of abc (members may be NULL) and clears it. */
+void groth16_abc_free(groth16_abc_t *abc);
+
+/*
  * Everything up to the G1 MSMs: evaluates a, b, c from the shared matrices
  * and the witness w (r1cs_num_vars(cs) elements: [1, inputs, aux]),
  * computes H by NTT, runs the H, L, A and B_g1 MSMs, and starts the b_g2
  * MSM on a background thread (opts->split; otherwise finish runs it). The
  * pending handle owns a copy of what
  * finishing needs (kind MEM_KIND_PENDING), so the caller may free w at once.
+ * (groth16_abc_eval, then groth16_prove_start_abc.)
  * Returns 0 and *ret, -EINVAL (w[0] != 1, pk does not fit cs), -ENOMEM.
  */
 int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk,
                         const groth16_shape_t *shape, const fr_t *w,
                         const struct groth16_prove_opts *opts);
+/*
+ * prove_start from a, b, c made in synthesis. Takes abc over (*abc is
+ * cleared, also on failure): b and c are freed once H is computed, a (which
+ * holds H after that) once the H MSM is done. w stays the caller's; it is
+ * no longer read when this returns, so the caller frees it then. The
+ * pending handle keeps only the witness values the b_g2 MSM reads (n_b
+ * elements, MEM_KIND_PENDING) until finish.
+ */
+int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk, const groth16_shape_t *shape,
+                            const fr_t *w, groth16_abc_t *abc, const struct groth16_prove_opts *opts);
 /*
  * Joins the b_g2 MSM, assembles the proof and releases the pending buffers
  * as opts->dealloc says. Consumes p (also on failure). 0 or -ENOMEM.
