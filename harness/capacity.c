@@ -69,14 +69,15 @@ static int cmp_stage(const void *a, const void *b)
     return (x->key > y->key) - (x->key < y->key);
 }
 
-/* Largest sum of live bytes over [a, b] among bufs[0..k): it is reached at
- * a or at an allocation inside the interval. */
+/* Largest sum of live bytes over [a, b) among bufs[0..k): it is reached at
+ * a or at an allocation inside the interval (one made at b belongs to the
+ * next state). */
 static double peak_in(const struct buf *bufs, size_t k, double a, double b)
 {
     double best = 0;
     for (size_t c = 0; c <= k; c++) {
         double t = c == k ? a : bufs[c].t_alloc;
-        if (t < a || t > b)
+        if (t < a || (t >= b && c != k))
             continue;
         double live = 0;
         for (size_t j = 0; j < k; j++)

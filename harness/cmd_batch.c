@@ -345,6 +345,16 @@ static json_t *json_config(const struct batch_opts *o, const char *backend, cons
                      "seed", (json_int_t)pc->seed, "inject", o->inject_text);
 }
 
+/* The sizes behind the bytes of a partition (docs/diagnosis.md, "Bytes
+ * per partition"). */
+static json_t *json_circuit_shape(const groth16_shape_t *sh)
+{
+    const r1cs_t *cs = sh->cs;
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "constraints", (json_int_t)cs->num_constraints, "inputs",
+                     (json_int_t)cs->num_inputs, "variables", (json_int_t)r1cs_num_vars(cs), "domain",
+                     (json_int_t)sh->n, "a_density", (json_int_t)sh->n_a, "b_density", (json_int_t)sh->n_b);
+}
+
 static json_t *json_machine(const sysinfo_t *si)
 {
     return json_pack("{s:s, s:i, s:I, s:s, s:i, s:s, s:I}", "cpu", si->cpu, "cores", si->cores, "ram_bytes",
@@ -592,6 +602,8 @@ int cmd_batch(int argc, char **argv)
 
     root = json_object();
     json_object_set_new(root, "config", json_config(&o, backend, circ->spec, params_path));
+    if (shape)
+        json_object_set_new(root, "circuit_shape", json_circuit_shape(shape));
     json_object_set_new(root, "machine", json_machine(&si));
     json_object_set_new(root, "versions", json_versions(&si));
     json_object_set_new(root, "status", json_string("running"));

@@ -155,7 +155,7 @@ static int make_tmp(char *tmp, size_t len, char *err, size_t errlen)
 
 static void rm_tmp(const char *tmp)
 {
-    static const char *const files[] = {"memory.dat", "proofs.dat", "kinds.dat", "buffers.dat", "sweep.dat",
+    static const char *const files[] = {"memory.dat", "proofs.dat", "kinds.dat", "buffers.dat", "sweep.dat", "model.dat",
                                         "gnuplot.err"};
     char p[PATH_MAX];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
@@ -234,13 +234,41 @@ static const char *basename_of(const char *p)
     return s;
 }
 
+/* sweep-model.csv (the model's curve) into model.dat; an empty file when
+ * there is none. */
+static int write_model_dat(const char *sweep_csv, const char *tmp, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%.*s/sweep-model.csv", (int)(strlen(sweep_csv) - strlen("/sweep.csv")), sweep_csv);
+    FILE *f = open_dat(tmp, "model.dat", err, errlen);
+    if (!f)
+        return -EIO;
+    if (access(path, F_OK) == 0) {
+        static const char *const req[] = {"pw", "predicted_peak_rss", "predicted_low", "predicted_high", NULL};
+        run_csv_t c;
+        if (run_csv_read(&c, path, req, NULL, NULL, err, errlen) < 0) {
+            fclose(f);
+            return -EINVAL;
+        }
+        int cpw = run_csv_col(&c, "pw"), cp = run_csv_col(&c, "predicted_peak_rss"),
+            cl = run_csv_col(&c, "predicted_low"), ch = run_csv_col(&c, "predicted_high");
+        for (size_t i = 0; i < c.nrows; i++)
+            fprintf(f, "%.0f %.6f %.6f %.6f\n", run_csv_num(&c, i, cpw), run_csv_num(&c, i, cp) / GIB,
+                    run_csv_num(&c, i, cl) / GIB, run_csv_num(&c, i, ch) / GIB);
+        run_csv_free(&c);
+    }
+    return close_dat(f, err, errlen);
+}
+
 static int draw_sweep(const char *scripts, const char *sweep_csv, const char *out_dir, const char *tmp, char *err,
                       size_t errlen)
 {
     static const char *const req[] = {"pw", "s_per_proof", "peak_rss", "predicted_peak_rss", NULL};
-    static const char *const empty[] = {"s_per_proof", "predicted_peak_rss", "ram_bytes", NULL};
+    static const char *const text[] = {"outcome", NULL};
+    static const char *const empty[] = {"s_per_proof", "predicted_peak_rss", "ram_bytes", "footprint_per_partition",
+                                        "predicted_low", "predicted_high", "mem_limit", NULL};
     run_csv_t c;
-    int rc = run_csv_read(&c, sweep_csv, req, NULL, empty, err, errlen);
+    int rc = run_csv_read(&c, sweep_csv, req, text, empty, err, errlen);
     if (rc < 0)
         return -EINVAL;
     if (c.nrows == 0) {
@@ -254,28 +282,34 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
         return -EIO;
     }
     int cpw = run_csv_col(&c, "pw"), cpk = run_csv_col(&c, "peak_rss"), cpr = run_csv_col(&c, "predicted_peak_rss"),
-        cs = run_csv_col(&c, "s_per_proof"), cram = run_csv_col(&c, "ram_bytes");
-    double ram = NAN;
-    for (size_t i = 0; i < c.nrows; i++)
-        if (cram >= 0 && isfinite(run_csv_num(&c, i, cram)))
-            ram = run_csv_num(&c, i, cram);
+        cs = run_csv_col(&c, "s_per_proof"), cram = run_csv_col(&c, "ram_bytes"), cml = run_csv_col(&c, "mem_limit"),
+        coc = run_csv_col(&c, "outcome");
+    double ram = NAN, ml = NAN;
     for (size_t i = 0; i < c.nrows; i++) {
-        double pr = run_csv_num(&c, i, cpr);
+        if (cram >= 0 && isfinite(run_csv_num(&c, i, cram)) && run_csv_num(&c, i, cram) > 0)
+            ram = run_csv_num(&c, i, cram);
+        if (cml >= 0 && isfinite(run_csv_num(&c, i, cml)) && run_csv_num(&c, i, cml) > 0)
+            ml = run_csv_num(&c, i, cml);
+    }
+    for (size_t i = 0; i < c.nrows; i++) {
+        double pr = run_csv_num(&c, i, cpr), sp = run_csv_num(&c, i, cs);
         fprintf(f, "%.0f %.6f ", run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk) / GIB);
         if (isfinite(pr))
             fprintf(f, "%.6f", pr / GIB);
         else
             fputs("NaN", f);
-        fprintf(f, " %.6f\n", run_csv_num(&c, i, cs));
+        fprintf(f, " %.6f %d\n", isfinite(sp) ? sp : 0.0, strcmp(run_csv_text(&c, i, coc), "oom-killed") == 0);
     }
     run_csv_free(&c);
-    if ((rc = close_dat(f, err, errlen)) < 0)
+    if ((rc = close_dat(f, err, errlen)) < 0 || (rc = write_model_dat(sweep_csv, tmp, err, errlen)) < 0)
         return rc;
-    char out[PATH_MAX], ramtxt[32] = "";
+    char out[PATH_MAX], limtxt[32] = "";
     snprintf(out, sizeof out, "%s/sweep", out_dir);
-    if (isfinite(ram))
-        snprintf(ramtxt, sizeof ramtxt, "%.3f", ram / GIB);
-    const char *args[] = {tmp, out, "zkbench sweep: peak RSS against pw", ramtxt, NULL};
+    double lim = isfinite(ml) ? ml : ram;
+    if (isfinite(lim))
+        snprintf(limtxt, sizeof limtxt, "%.3f", lim / GIB);
+    const char *args[] = {tmp, out, "zkbench sweep: peak RSS against pw", limtxt,
+                          isfinite(ml) ? "memory limit" : "RAM", NULL};
     return run_gnuplot(scripts, "sweep.gp", args, tmp, err, errlen);
 }
 

@@ -9,6 +9,11 @@
 - the tracked live bytes of each sample equal the bytes of the buffers in
   buffers.csv alive at that time (allowing for events within 5 ms);
 - stage times nest inside their proof's submit..done interval;
+- the six partition states sum to partitions_admitted - partitions_done on
+  every row;
+- --complete: the bytes of every partition's witness (aux: 32 v), a, b, c
+  (abc: three buffers of 32 n) and pending b_g2 copy (32 n_b) are what
+  docs/diagnosis.md's formula gives for run.json's circuit_shape;
 - --complete: every tracked buffer has its free except nothing (the run
   released everything), run.json is complete with the summary keys.
 Prints one line per problem and exits 1 if any.
@@ -22,8 +27,9 @@ KINDS = ["params", "circuit", "aux", "abc", "ntt", "h", "msm", "pending", "pinne
 SAMPLES = (["t_ms", "rss", "rss_anon", "rss_file", "hwm", "je_allocated", "je_active", "je_resident",
             "je_mapped", "je_retained", "je_metadata", "je_dirty", "je_muzzy", "gpu_used"]
            + ["live_" + k for k in KINDS]
-           + ["q_synth", "n_synth", "q_gpu", "n_gpu", "n_finish", "n_dealloc", "partitions_done",
-              "proofs_done", "tick_us"])
+           + ["q_synth", "n_synth", "n_blocked", "q_gpu", "n_gpu", "n_finish", "n_dealloc",
+              "partitions_admitted", "partitions_done", "proofs_done", "tick_us"])
+STATES = ["q_synth", "n_synth", "n_blocked", "q_gpu", "n_gpu", "n_finish"]
 HEADERS = {
     "samples.csv": SAMPLES,
     "buffers.csv": ["id", "kind", "device", "proof", "partition", "bytes", "t_alloc_ms", "t_free_ms",
@@ -80,6 +86,14 @@ def main():
             if not s[k].isdigit():
                 problem(f"sample at {t}: {k} = {s[k]!r} is not a non-negative integer")
                 return
+
+    # every admitted partition is in exactly one state, on every row
+    for s in samples:
+        held = sum(int(s[k]) for k in STATES)
+        if held != int(s["partitions_admitted"]) - int(s["partitions_done"]):
+            problem(f"sample at {s['t_ms']}: states sum to {held}, admitted - done is "
+                    f"{int(s['partitions_admitted']) - int(s['partitions_done'])}")
+            break
 
     # tracked bytes per sample vs buffers alive at that time; a killed run
     # never wrote the rows of the buffers live at the kill, so skip it there
@@ -138,6 +152,33 @@ def main():
                 problem(f"run.json: summary lacks {k}")
         if j["summary"]["peak_rss"] < j["summary"]["baseline_rss"]:
             problem("run.json: peak below baseline")
+        check_partition_bytes(j, buffers)
+
+
+def check_partition_bytes(j, buffers):
+    """The witness, a, b, c and pending bytes of every partition against the
+    formula of docs/diagnosis.md ("Bytes per partition")."""
+    shape = j.get("circuit_shape")
+    if shape is None:
+        if not str(j.get("config", {}).get("circuit", "")).startswith("zkey:"):
+            problem("run.json: no circuit_shape")
+        return
+    fr = 32
+    want = {"aux": [fr * shape["variables"]], "abc": [fr * shape["domain"]] * 3,
+            "pending": [fr * shape["b_density"]]}
+    parts = {}
+    for b in buffers:
+        if b["device"] != "host" or int(b["partition"]) < 0 or b["kind"] not in want:
+            continue
+        parts.setdefault((int(b["proof"]), int(b["partition"])), {}).setdefault(b["kind"], []).append(int(b["bytes"]))
+    n_parts = j["config"]["count"] * j["config"]["partitions"]
+    if len(parts) != n_parts:
+        problem(f"buffers.csv: aux/abc/pending buffers of {len(parts)} partitions, expected {n_parts}")
+    for key, kinds in sorted(parts.items()):
+        for kind, sizes in want.items():
+            if sorted(kinds.get(kind, [])) != sizes:
+                problem(f"partition {key}: {kind} buffers {kinds.get(kind, [])}, the formula gives {sizes}")
+                return
 
 
 main()
