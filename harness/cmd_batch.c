@@ -765,6 +765,7 @@ static int batch_capped_finish(const struct batch_opts *o, const char *out_dir, 
     snprintf(signame, sizeof signame, "SIG%s", name ? name : "?");
     json_object_set_new(root, "signal", json_string(signame));
     run_outcome_set(root, oom ? "oom-killed" : "killed", o->mem_limit, cap, have ? &after : NULL);
+    json_object_set_new(root, "status", json_string(oom ? "oom-killed" : "killed"));
     int src = run_outcome_save(out_dir, root, err, sizeof err);
 
     json_t *summary = json_object_get(root, "summary");

@@ -117,7 +117,6 @@ void run_outcome_set(json_t *root, const char *outcome, uint64_t limit_bytes, co
                      const struct memcap_stats *s)
 {
     json_object_set_new(root, "outcome", json_string(outcome));
-    json_object_set_new(root, "status", json_string(outcome));
     json_object_set_new(root, "mem_limit", json_integer((json_int_t)limit_bytes));
     json_t *ev = json_null();
     if (s)

@@ -33,9 +33,9 @@ int run_outcome_save(const char *dir, json_t *root, char *err, size_t errlen);
  */
 json_t *run_outcome_summary(const char *dir, uint64_t baseline_rss);
 
-/* Sets root's "outcome" and "status" to outcome, "mem_limit" to limit_bytes
- * and "memory_events" to s's counts with the cgroup's version (null when s
- * is NULL: the counters could not be read). */
+/* Sets root's "outcome" to outcome, "mem_limit" to limit_bytes and
+ * "memory_events" to s's counts with the cgroup's version (null when s is
+ * NULL: the counters could not be read). "status" is the caller's. */
 void run_outcome_set(json_t *root, const char *outcome, uint64_t limit_bytes, const memcap_t *m,
                      const struct memcap_stats *s);
 
