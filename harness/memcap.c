@@ -359,7 +359,7 @@ static int delegate_memory(const char *dir, char *err, size_t errlen)
         rc = file_write_dir(dir, "cgroup.subtree_control", "+memory");
     }
     if (rc == -ENOENT)
-        return fail(err, errlen, rc,
+        return fail(err, errlen, -ENOTSUP,
                     "%s/cgroup.controllers lacks memory: the memory controller is not delegated to this cgroup "
                     "(or is bound to a cgroup v1 hierarchy)",
                     dir);
