@@ -772,6 +772,10 @@ static int batch_capped_finish(const struct batch_opts *o, const char *out_dir, 
     uint64_t peak = (uint64_t)json_integer_value(json_object_get(summary, "peak_rss"));
     json_int_t done = json_integer_value(json_object_get(summary, "proofs_done"));
     json_decref(root);
+    if (isatty(STDOUT_FILENO)) { /* end the child's progress line */
+        putchar('\n');
+        fflush(stdout);
+    }
     if (src < 0)
         cli_error(1, "batch: %s", err);
     /* the peak the limit applies to: the cgroup's (RSS counts file pages
