@@ -3,7 +3,11 @@
  * (pipeline.h) under the chosen parallelism while the sampler records every
  * memory layer, and writes the run's files (README: "Files of a run").
  * Bad arguments are refused with one line and exit 2 before any work.
- * Exit: 0 done, 1 a proof failed to verify or the prover failed, 130
+ * With --mem-limit the batch runs in a child process inside a memory cgroup
+ * (memcap.h) while this process waits outside it, so it can finish run.json
+ * when the kernel OOM-kills the batch.
+ * Exit: 0 done, 1 a proof failed to verify or the prover failed (or the
+ * batch process was killed), 3 OOM-killed under --mem-limit, 130
  * interrupted by SIGINT/SIGTERM (files complete up to that point).
  */
 #define _GNU_SOURCE
@@ -15,14 +19,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/analyze.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/memcap.h"
 #include "harness/param_cache.h"
 #include "harness/pipeline.h"
 #include "harness/run_files.h"
+#include "harness/run_outcome.h"
 #include "harness/sampler.h"
 #include "harness/sysinfo.h"
 #include "kernels/kernels.h"
@@ -45,6 +54,7 @@ struct batch_opts {
     struct pipeline_config pc;
     const char *circuit, *params, *out, *backend;
     unsigned sample_ms;
+    uint64_t mem_limit; /* bytes; 0: no cap */
     char inject_text[512];
 };
 
@@ -73,7 +83,12 @@ static void usage(FILE *f)
           "  --no-verify             do not verify the proofs\n"
           "  --seed S                witness seed (default 1)\n"
           "  --inject FAULT          plant a fault (repeatable): leak:KIND[:EVERY], hold:KIND:MS,\n"
-          "                          serial-dealloc:MS, no-purge, pileup\n",
+          "                          serial-dealloc:MS, no-purge, pileup\n"
+          "  --mem-limit SIZE        run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
+          "                          2GiB; swap off): an OOM kill ends it with outcome oom-killed\n"
+          "                          in run.json and exit 3 (needs root or a delegated cgroup)\n"
+          "exit: 0 done, 1 a proof failed or the prover failed, 2 bad arguments, 3 OOM-killed\n"
+          "under --mem-limit, 130 interrupted (SIGINT/SIGTERM).\n",
           f);
 }
 
@@ -166,8 +181,8 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         {"backend", required_argument, NULL, 'b'},    {"params", required_argument, NULL, 'k'},
         {"out", required_argument, NULL, 'o'},        {"sample-ms", required_argument, NULL, 'm'},
         {"no-verify", no_argument, NULL, 'V'},        {"seed", required_argument, NULL, 's'},
-        {"inject", required_argument, NULL, 'i'},     {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"inject", required_argument, NULL, 'i'},     {"mem-limit", required_argument, NULL, 'M'},
+        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
     struct pipeline_config *pc = &o->pc;
     memset(o, 0, sizeof *o);
@@ -256,6 +271,10 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
             if (!parse_inject(o, optarg))
                 return 2;
             break;
+        case 'M':
+            if (!analyze_parse_size(&o->mem_limit, optarg))
+                return cli_error(2, "batch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
+            break;
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option("batch", argc, argv);
         }
@@ -281,6 +300,15 @@ struct console {
 static void fmt_gib(char *out, size_t cap, uint64_t bytes)
 {
     snprintf(out, cap, "%.2f GiB", (double)bytes / (double)(1ull << 30));
+}
+
+/* GiB, or MiB below one GiB (a small cap reads "9.06 MiB", not "0.01 GiB"). */
+static void fmt_size(char *out, size_t cap, uint64_t bytes)
+{
+    if (bytes >= 1ull << 30)
+        fmt_gib(out, cap, bytes);
+    else
+        snprintf(out, cap, "%.2f MiB", (double)bytes / (double)(1ull << 20));
 }
 
 static void console_progress(void *ctx, unsigned done, unsigned count)
@@ -335,14 +363,16 @@ static json_t *json_config(const struct batch_opts *o, const char *backend, cons
                            const char *params_path)
 {
     const struct pipeline_config *pc = &o->pc;
-    return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:s}",
+    return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:s, "
+                     "s:o}",
                      "count", pc->count, "concurrency", pc->concurrency, "partitions", pc->partitions,
                      "circuit", o->circuit, "circuit_resolved", spec, "pw", pc->pw, "gpu_workers",
                      pc->gpu_workers, "gpu_queue", pc->gpu_queue, "finish_workers", pc->finish_workers,
                      "split", pc->split, "dealloc", dealloc_name(pc->dealloc), "trim", trim_name(pc->trim),
                      "threads", pc->threads ? pc->threads : parallel_default_threads(), "backend", backend,
                      "params", params_path, "sample_ms", o->sample_ms, "verify", pc->verify,
-                     "seed", (json_int_t)pc->seed, "inject", o->inject_text);
+                     "seed", (json_int_t)pc->seed, "inject", o->inject_text, "mem_limit",
+                     o->mem_limit ? json_integer((json_int_t)o->mem_limit) : json_null());
 }
 
 /* The sizes behind the bytes of a partition (docs/diagnosis.md, "Bytes
@@ -457,19 +487,17 @@ static int allocator_keep_freed(char *err, size_t errlen)
     return allocator_set("background_thread", &on, sizeof on, err, errlen);
 }
 
-int cmd_batch(int argc, char **argv)
+/*
+ * The batch itself, in this process, after the checks cmd_batch makes:
+ * everything from the device check on (CUDA is first touched here, so a
+ * capped batch's child, not the parent, initializes it: a CUDA context does
+ * not survive fork). cap: the cgroup this process runs in, or NULL.
+ */
+static int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t *cap)
 {
-    struct batch_opts o;
-    int rc = parse_args(&o, argc, argv);
-    if (rc >= 0)
-        return rc;
+    struct batch_opts o = *o_in;
     char err[1024];
-
-    /* everything checkable is checked before any work */
-    if (circuit_check_spec(o.circuit, o.pc.partitions, err, sizeof err) < 0)
-        return cli_error(2, "batch: %s", err);
-    if (o.params && access(o.params, R_OK) != 0)
-        return cli_error(2, "batch: --params %s: cannot read: %s", o.params, strerror(errno));
+    int rc;
     int gpus = 0;
     kernels_device_count(&gpus);
     const char *backend = "cpu";
@@ -479,15 +507,6 @@ int cmd_batch(int argc, char **argv)
         backend = "gpu";
     } else if (strcmp(o.backend, "auto") == 0 && gpus > 0) {
         backend = "gpu";
-    }
-    char out_dir[4096];
-    if (o.out) {
-        snprintf(out_dir, sizeof out_dir, "%s", o.out);
-    } else {
-        time_t now = time(NULL);
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(out_dir, sizeof out_dir, "results/runs/%s", stamp);
     }
 
     /* before anything large is allocated (the huge arena; see the function) */
@@ -608,7 +627,11 @@ int cmd_batch(int argc, char **argv)
     json_object_set_new(root, "versions", json_versions(&si));
     json_object_set_new(root, "status", json_string("running"));
     json_object_set_new(root, "interrupted", json_false());
-    json_object_set_new(root, "baseline", json_baseline(&base));
+    json_t *baseline = json_baseline(&base);
+    struct memcap_stats cg;
+    if (cap && memcap_read(cap, &cg) == 0) /* the cgroup's view, page cache and kernel memory included */
+        json_object_set_new(baseline, "cgroup_bytes", json_integer((json_int_t)cg.current));
+    json_object_set_new(root, "baseline", baseline);
     run_files_write_json(rf, root);
 
     con.sampler = sampler;
@@ -653,6 +676,7 @@ int cmd_batch(int argc, char **argv)
     json_object_set_new(root, "interrupted", json_boolean(res.interrupted));
     const char *st = res.interrupted ? "interrupted" : (rc < 0 || res.proofs_failed) ? "failed" : "complete";
     json_object_set_new(root, "status", json_string(st));
+    json_object_set_new(root, "outcome", json_string(st));
     if (rc < 0)
         json_object_set_new(root, "error", json_string(strerror(-rc)));
     run_files_write_json(rf, root);
@@ -689,6 +713,7 @@ done:
     if (rf) {
         if (root && !json_object_get(root, "summary")) {
             json_object_set_new(root, "status", json_string("failed"));
+            json_object_set_new(root, "outcome", json_string("failed"));
             run_files_write_json(rf, root);
         }
         mem_set_sink(NULL, NULL);
@@ -696,4 +721,171 @@ done:
     }
     json_decref(root);
     return status;
+}
+
+/* ---- --mem-limit: the batch in a capped child ------------------------------- */
+
+static volatile sig_atomic_t forward_pid;
+
+/* The parent's SIGINT/SIGTERM: passed on to the batch. Signals from the
+ * terminal (si_code SI_KERNEL) went to the whole foreground process group,
+ * the batch included, so passing them on would make them two. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (forward_pid > 0 && si->si_code != SI_KERNEL)
+        kill((pid_t)forward_pid, sig);
+}
+
+/* Records in run.json how the capped child ended; returns the exit status. */
+static int batch_capped_finish(const struct batch_opts *o, const char *out_dir, const memcap_t *cap, int wstatus,
+                               const struct memcap_stats *before)
+{
+    struct memcap_stats after;
+    bool have = memcap_read(cap, &after) == 0;
+    char err[1024];
+    json_t *root = NULL;
+    int lrc = run_outcome_load(&root, out_dir, err, sizeof err);
+    if (WIFEXITED(wstatus)) {
+        int code = WEXITSTATUS(wstatus);
+        if (lrc < 0)
+            return code; /* refused before it wrote anything (it said why) */
+        const char *st = json_string_value(json_object_get(root, "outcome"));
+        run_outcome_set(root, st ? st : "failed", o->mem_limit, cap, have ? &after : NULL);
+        if (run_outcome_save(out_dir, root, err, sizeof err) < 0 && code == 0)
+            code = cli_error(1, "batch: %s", err);
+        json_decref(root);
+        return code;
+    }
+
+    int sig = WTERMSIG(wstatus);
+    bool oom = sig == SIGKILL && have && after.oom_kill > before->oom_kill;
+    if (lrc < 0) {
+        /* killed before it wrote run.json: a new one, with what is known */
+        root = json_object();
+        if (lrc != -ENOENT)
+            json_object_set_new(root, "error", json_string(err));
+        cli_mkdir_p(out_dir);
+    }
+    if (!json_object_get(root, "summary")) {
+        json_t *b = json_object_get(json_object_get(root, "baseline"), "rss");
+        json_object_set_new(root, "summary", run_outcome_summary(out_dir, (uint64_t)json_integer_value(b)));
+    }
+    json_object_set_new(root, "interrupted", json_false());
+    const char *name = sigabbrev_np(sig);
+    char signame[32];
+    snprintf(signame, sizeof signame, "SIG%s", name ? name : "?");
+    json_object_set_new(root, "signal", json_string(signame));
+    run_outcome_set(root, oom ? "oom-killed" : "killed", o->mem_limit, cap, have ? &after : NULL);
+    json_object_set_new(root, "status", json_string(oom ? "oom-killed" : "killed"));
+    int src = run_outcome_save(out_dir, root, err, sizeof err);
+
+    json_t *summary = json_object_get(root, "summary");
+    uint64_t peak = (uint64_t)json_integer_value(json_object_get(summary, "peak_rss"));
+    json_int_t done = json_integer_value(json_object_get(summary, "proofs_done"));
+    json_decref(root);
+    if (isatty(STDOUT_FILENO)) { /* end the child's progress line */
+        putchar('\n');
+        fflush(stdout);
+    }
+    if (src < 0)
+        cli_error(1, "batch: %s", err);
+    /* the peak the limit applies to: the cgroup's (RSS counts file pages
+     * charged elsewhere, and misses page cache and kernel memory) */
+    char lim[32], pk[32];
+    fmt_size(lim, sizeof lim, o->mem_limit);
+    fmt_size(pk, sizeof pk, have && after.peak ? after.peak : peak);
+    if (oom)
+        return cli_error(3, "batch: OOM-killed under --mem-limit %s at peak %s after %lld of %u proofs; files in %s/",
+                         lim, pk, (long long)done, o->pc.count, out_dir);
+    return cli_error(1, "batch: the batch process died of %s (no OOM kill in its cgroup) after %lld of %u proofs; "
+                        "files in %s/",
+                     signame, (long long)done, o->pc.count, out_dir);
+}
+
+/*
+ * Runs the batch in a child process inside cap and waits for it outside:
+ * the parent survives an OOM kill of the child and finishes run.json.
+ * SIGINT/SIGTERM sent to the parent go on to the child, which stops as an
+ * uncapped batch does.
+ */
+static int batch_capped(const struct batch_opts *o, const char *out_dir, const memcap_t *cap)
+{
+    struct memcap_stats before = {0};
+    memcap_read(cap, &before);
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    fflush(NULL);
+    pid_t parent = getpid(), pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        /* a parent that dies cannot finish run.json: stop as on SIGTERM */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        int rc = memcap_enter(cap, 0);
+        if (rc < 0)
+            _exit(cli_error(2, "batch: --mem-limit: cannot move the batch into %s/cgroup.procs: %s",
+                            memcap_path(cap), strerror(-rc)));
+        int status = batch_run(o, out_dir, cap);
+        fflush(NULL);
+        _exit(status);
+    }
+    int status;
+    if (pid < 0) {
+        status = cli_error(1, "batch: fork: %s", strerror(errno));
+    } else {
+        forward_pid = pid;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int ws;
+        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        forward_pid = 0;
+        status = batch_capped_finish(o, out_dir, cap, ws, &before);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return status;
+}
+
+int cmd_batch(int argc, char **argv)
+{
+    struct batch_opts o;
+    int rc = parse_args(&o, argc, argv);
+    if (rc >= 0)
+        return rc;
+    char err[1024];
+
+    /* everything checkable is checked before any work */
+    if (circuit_check_spec(o.circuit, o.pc.partitions, err, sizeof err) < 0)
+        return cli_error(2, "batch: %s", err);
+    if (o.params && access(o.params, R_OK) != 0)
+        return cli_error(2, "batch: --params %s: cannot read: %s", o.params, strerror(errno));
+    /* decided here, so a capped batch's parent and child agree */
+    char out_dir[4096];
+    if (o.out) {
+        snprintf(out_dir, sizeof out_dir, "%s", o.out);
+    } else {
+        time_t now = time(NULL);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+        snprintf(out_dir, sizeof out_dir, "results/runs/%s", stamp);
+    }
+    if (!o.mem_limit)
+        return batch_run(&o, out_dir, NULL);
+    memcap_t *cap = NULL;
+    if ((rc = memcap_new(&cap, o.mem_limit, err, sizeof err)) < 0)
+        return cli_error(2, "batch: --mem-limit: %s", err);
+    rc = batch_capped(&o, out_dir, cap);
+    memcap_free(cap);
+    return rc;
 }

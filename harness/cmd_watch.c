@@ -6,6 +6,9 @@
  * tracked and pipeline columns stay empty) and run.json, then reports what
  * needs no prover internals: the RSS trend with its confidence interval,
  * valley floors, and whether growth stops (a bounded cache is not a leak).
+ * With --mem-limit the command runs in a capped memory cgroup (memcap.h)
+ * while watch stays outside it: an OOM kill of the command is recorded in
+ * run.json (outcome oom-killed, the cgroup's memory events) and exits 3.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +27,8 @@
 #include "harness/analyze.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/memcap.h"
+#include "harness/run_outcome.h"
 #include "harness/sampler.h"
 #include "kernels/kernels.h"
 
@@ -38,14 +43,16 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fputs("usage: zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] --pid PID\n"
-          "       zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] -- CMD ARGS...\n"
+          "       zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] [--mem-limit SIZE] -- CMD ARGS...\n"
           "Samples a process's memory (RSS, RssAnon, RssFile, VmHWM; with --smaps the\n"
           "Pss/Anonymous/Swap of smaps_rollup; with --gpu device memory) into\n"
           "DIR/samples.csv until it exits, then reports the trend: growth per second\n"
           "with a 95% interval, valley floors, and whether the growth stops. With a\n"
           "command, exits with the command's status.\n"
           "  --out DIR       output folder (default results/runs/watch-<UTC timestamp>)\n"
-          "  --sample-ms MS  sampler period (default 100)\n",
+          "  --sample-ms MS  sampler period (default 100)\n"
+          "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
+          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n",
           f);
 }
 
@@ -89,15 +96,238 @@ static int read_series(const char *path, double **t, double **y, size_t *n)
     return 0;
 }
 
+/* What to watch and how (the options, checked). */
+struct watch_opts {
+    pid_t pid;        /* --pid, or 0 */
+    char **cmd;       /* -- CMD ARGS..., or NULL */
+    const char *out;
+    uint64_t period, mem_limit;
+    bool smaps, gpu;
+};
+
+/* Starts cmd (inside cap when given) and returns its pid in *ret, or the
+ * exit status after one error line. The child enters the cgroup before
+ * exec; a failure of either comes back through a close-on-exec pipe. */
+static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return cli_error(1, "watch: pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return cli_error(1, "watch: fork: %s", strerror(e));
+    }
+    if (pid == 0) {
+        close(pipefd[0]);
+        int what[2] = {0, cap ? memcap_enter(cap, 0) : 0}; /* {stage, -errno}: 0 the cgroup, 1 exec */
+        if (what[1] == 0) {
+            execvp(cmd[0], cmd);
+            what[0] = 1;
+            what[1] = -errno;
+        }
+        (void)!write(pipefd[1], what, sizeof what);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    int what[2];
+    ssize_t got = read(pipefd[0], what, sizeof what);
+    close(pipefd[0]);
+    if (got == (ssize_t)sizeof what) {
+        waitpid(pid, NULL, 0);
+        if (what[0] == 0)
+            return cli_error(2, "watch: --mem-limit: cannot move the command into %s/cgroup.procs: %s",
+                             memcap_path(cap), strerror(-what[1]));
+        return cli_error(2, "watch: cannot run %s: %s", cmd[0], strerror(-what[1]));
+    }
+    *ret = pid;
+    return 0;
+}
+
+/* GiB, or MiB below one GiB. */
+static void fmt_size(char *out, size_t cap, uint64_t bytes)
+{
+    if (bytes >= 1ull << 30)
+        snprintf(out, cap, "%.2f GiB", (double)bytes / (double)(1ull << 30));
+    else
+        snprintf(out, cap, "%.2f MiB", (double)bytes / (double)(1ull << 20));
+}
+
+/* Watches until the process ends; cap: the command's cgroup, or NULL. */
+static int watch_run(const struct watch_opts *w, const memcap_t *cap)
+{
+    char **cmd = w->cmd;
+    char dir[4096];
+    if (w->out) {
+        snprintf(dir, sizeof dir, "%s", w->out);
+    } else {
+        time_t now = time(NULL);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
+        snprintf(dir, sizeof dir, "results/runs/watch-%s", stamp);
+    }
+    char cmdline[1024] = "";
+    if (cmd)
+        for (char **a = cmd; *a; a++)
+            snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", a == cmd ? "" : " ", *a);
+    int mk_rc = cli_mkdir_p(dir);
+    if (mk_rc < 0)
+        return cli_error(2, "watch: cannot create output folder %s: %s", dir, strerror(-mk_rc));
+    char path[4300];
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    FILE *csv = fopen(path, "w");
+    if (!csv)
+        return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
+
+    /* start the command stopped at exec time? No: fork, exec, then sample
+     * the child from its first tick; an exec failure reports 127. */
+    pid_t pid = w->pid;
+    struct memcap_stats before = {0}, after = {0};
+    if (cap)
+        memcap_read(cap, &before);
+    if (cmd) {
+        int rc = watch_start(&pid, cmd, cap);
+        if (rc) {
+            fclose(csv);
+            unlink(path);
+            return rc;
+        }
+    }
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    double t0 = cli_now();
+    struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .gpu = w->gpu,
+                                .smaps_rollup = w->smaps, .t0 = t0};
+    sampler_t *s = NULL;
+    int rc = sampler_start(&s, &sc, csv);
+    if (rc < 0) {
+        fclose(csv);
+        if (cmd) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        return cli_error(2, "watch: cannot sample process %d: %s", (int)pid, strerror(-rc));
+    }
+    int status = 0, exit_code = 0;
+    bool interrupted = false;
+    for (;;) {
+        if (cmd) {
+            pid_t r = waitpid(pid, &status, WNOHANG);
+            if (r == pid)
+                break;
+        } else if (kill(pid, 0) != 0 && errno == ESRCH) {
+            break;
+        }
+        if (watch_stop) {
+            interrupted = true;
+            if (cmd)
+                kill(pid, SIGINT); /* pass it on and wait for the command */
+            else
+                break;
+            watch_stop = 0;
+        }
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    uint64_t ticks = 0, peak = 0;
+    double med = 0;
+    sampler_stats(s, &ticks, &med, &peak);
+    sampler_stop(s);
+    fclose(csv);
+    double wall = cli_now() - t0;
+    if (cmd)
+        exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    bool have_cg = cap && memcap_read(cap, &after) == 0;
+    /* the kill may hit a process the command started: the cgroup's count
+     * says it happened, however the command itself then ended */
+    bool oom = have_cg && after.oom_kill > before.oom_kill;
+    const char *outcome = oom                                ? "oom-killed"
+                          : interrupted                      ? "interrupted"
+                          : cmd && WIFSIGNALED(status)       ? "killed"
+                          : cmd && WEXITSTATUS(status) != 0 ? "failed"
+                                                             : "complete";
+
+    double *t = NULL, *y = NULL;
+    size_t n = 0;
+    analyze_trend_t tr = {0};
+    bool have_trend = read_series(path, &t, &y, &n) == 0 && n >= 8 &&
+                      analyze_trend(&tr, t, y, n, n >= 64 ? 16 : n / 4) == 0;
+    double first = n ? y[0] : 0, last = n ? y[n - 1] : 0;
+    free(t);
+    free(y);
+
+    const char *verdict = "too-short";
+    if (have_trend)
+        verdict = tr.growing && !tr.plateau ? "growing" : tr.growing ? "bounded" : "flat";
+    json_t *root = json_pack("{s:{s:s, s:I, s:s, s:I, s:b, s:b, s:o}, s:{s:I, s:I, s:I, s:f, s:I, s:f}, s:b, s:s, "
+                             "s:s}",
+                             "config", "mode", cmd ? "command" : "pid", "pid", (json_int_t)pid, "command", cmdline,
+                             "sample_ms", (json_int_t)w->period, "smaps", w->smaps, "gpu", w->gpu, "mem_limit",
+                             w->mem_limit ? json_integer((json_int_t)w->mem_limit) : json_null(), "summary",
+                             "first_rss", (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss",
+                             (json_int_t)peak, "wall_s", wall, "ticks", (json_int_t)ticks, "median_tick_us", med,
+                             "interrupted", interrupted, "status", oom ? "oom-killed" : "complete", "outcome",
+                             outcome);
+    if (have_trend)
+        json_object_set_new(root, "trend",
+                            json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:b}", "verdict", verdict,
+                                      "slope_bytes_per_s", tr.slope, "slope_lo", tr.slope_lo, "slope_hi",
+                                      tr.slope_hi, "floor_slope_bytes_per_s", tr.floor_slope, "floor_lo",
+                                      tr.floor_lo, "floor_hi", tr.floor_hi, "growing", tr.growing, "plateau",
+                                      tr.plateau));
+    if (cmd)
+        json_object_set_new(root, "exit_code", json_integer(exit_code));
+    if (cap)
+        run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
+    char err[4400];
+    int save_rc = run_outcome_save(dir, root, err, sizeof err);
+    json_decref(root);
+
+    printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+           cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks, (unsigned long long)w->period,
+           med);
+    printf("  RSS first %.1f MiB, last %.1f MiB, peak %.1f MiB\n", first / 1048576, last / 1048576,
+           (double)peak / 1048576);
+    if (have_trend) {
+        printf("  trend      %+.2f MiB/s (95%% CI %+.2f .. %+.2f)\n", tr.slope / 1048576, tr.slope_lo / 1048576,
+               tr.slope_hi / 1048576);
+        printf("  floors     %+.2f MiB/s over %zu windows (95%% CI %+.2f .. %+.2f)\n", tr.floor_slope / 1048576,
+               tr.n_windows, tr.floor_lo / 1048576, tr.floor_hi / 1048576);
+        printf("  verdict    %s%s\n", verdict,
+               strcmp(verdict, "growing") == 0   ? ": memory keeps growing (a leak, or a cache without bound)"
+               : strcmp(verdict, "bounded") == 0 ? ": it grew, then stopped (a bounded cache is not a leak)"
+                                                 : ": no significant growth");
+    } else {
+        printf("  verdict    too few samples for a trend (run longer or lower --sample-ms)\n");
+    }
+    printf("  files      %s/\n", dir);
+    fflush(stdout);
+    if (save_rc < 0)
+        return cli_error(1, "watch: %s", err);
+    if (oom) {
+        char lim[32], pk[32];
+        fmt_size(lim, sizeof lim, w->mem_limit);
+        fmt_size(pk, sizeof pk, after.peak ? after.peak : peak);
+        return cli_error(3, "watch: the command was OOM-killed under --mem-limit %s at peak %s; files in %s/", lim, pk,
+                         dir);
+    }
+    return cmd ? exit_code : 0;
+}
+
 int cmd_watch(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
         {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
-        {"gpu", no_argument, NULL, 'g'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
-    uint64_t pid_arg = 0, period = 100;
+    uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
     bool smaps = false, gpu = false;
     int c;
@@ -121,6 +351,10 @@ int cmd_watch(int argc, char **argv)
             break;
         case 's': smaps = true; break;
         case 'g': gpu = true; break;
+        case 'M':
+            if (!analyze_parse_size(&mem_limit, optarg))
+                return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
+            break;
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option("watch", argc, argv);
         }
@@ -130,157 +364,23 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: give either --pid PID or -- CMD ARGS..., not both");
     if (!cmd && !pid_arg)
         return cli_error(2, "watch: nothing to watch: give --pid PID or -- CMD ARGS... (see zkbench watch --help)");
+    if (mem_limit && pid_arg)
+        return cli_error(2, "watch: --mem-limit caps only a command watch starts (-- CMD ARGS...), not --pid");
     uint64_t probe;
     if (pid_arg && sampler_probe((pid_t)pid_arg, &probe) < 0)
         return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
 
-    char dir[4096];
-    if (out) {
-        snprintf(dir, sizeof dir, "%s", out);
-    } else {
-        time_t now = time(NULL);
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(dir, sizeof dir, "results/runs/watch-%s", stamp);
-    }
-    char cmdline[1024] = "";
-    if (cmd)
-        for (char **a = cmd; *a; a++)
-            snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", a == cmd ? "" : " ", *a);
-    int mk_rc = cli_mkdir_p(dir);
-    if (mk_rc < 0)
-        return cli_error(2, "watch: cannot create output folder %s: %s", dir, strerror(-mk_rc));
-    char path[4300];
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
-    FILE *csv = fopen(path, "w");
-    if (!csv)
-        return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
-
-    /* start the command stopped at exec time? No: fork, exec, then sample
-     * the child from its first tick; an exec failure reports 127. */
-    pid_t pid = (pid_t)pid_arg;
-    if (cmd) {
-        int pipefd[2];
-        if (pipe2(pipefd, O_CLOEXEC) != 0) {
-            fclose(csv);
-            return cli_error(1, "watch: pipe: %s", strerror(errno));
-        }
-        pid = fork();
-        if (pid < 0) {
-            fclose(csv);
-            return cli_error(1, "watch: fork: %s", strerror(errno));
-        }
-        if (pid == 0) {
-            close(pipefd[0]);
-            execvp(cmd[0], cmd);
-            int e = errno;
-            (void)!write(pipefd[1], &e, sizeof e);
-            _exit(127);
-        }
-        close(pipefd[1]);
-        int e = 0;
-        if (read(pipefd[0], &e, sizeof e) == (ssize_t)sizeof e) {
-            close(pipefd[0]);
-            waitpid(pid, NULL, 0);
-            fclose(csv);
-            unlink(path);
-            return cli_error(2, "watch: cannot run %s: %s", cmd[0], strerror(e));
-        }
-        close(pipefd[0]);
-    }
-
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    double t0 = cli_now();
-    struct sampler_config sc = {.period_ms = (unsigned)period, .pid = pid, .gpu = gpu, .smaps_rollup = smaps,
-                                .t0 = t0};
-    sampler_t *s = NULL;
-    int rc = sampler_start(&s, &sc, csv);
-    if (rc < 0) {
-        fclose(csv);
-        if (cmd) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-        }
-        return cli_error(2, "watch: cannot sample process %d: %s", (int)pid, strerror(-rc));
-    }
-    int status = 0, exit_code = 0;
-    for (;;) {
-        if (cmd) {
-            pid_t r = waitpid(pid, &status, WNOHANG);
-            if (r == pid)
-                break;
-        } else if (kill(pid, 0) != 0 && errno == ESRCH) {
-            break;
-        }
-        if (watch_stop) {
-            if (cmd)
-                kill(pid, SIGINT); /* pass it on and wait for the command */
-            else
-                break;
-            watch_stop = 0;
-        }
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    uint64_t ticks = 0, peak = 0;
-    double med = 0;
-    sampler_stats(s, &ticks, &med, &peak);
-    sampler_stop(s);
-    fclose(csv);
-    double wall = cli_now() - t0;
-    if (cmd)
-        exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-
-    double *t = NULL, *y = NULL;
-    size_t n = 0;
-    analyze_trend_t tr = {0};
-    bool have_trend = read_series(path, &t, &y, &n) == 0 && n >= 8 &&
-                      analyze_trend(&tr, t, y, n, n >= 64 ? 16 : n / 4) == 0;
-    double first = n ? y[0] : 0, last = n ? y[n - 1] : 0;
-    free(t);
-    free(y);
-
-    const char *verdict = "too-short";
-    if (have_trend)
-        verdict = tr.growing && !tr.plateau ? "growing" : tr.growing ? "bounded" : "flat";
-    json_t *root = json_pack("{s:{s:s, s:I, s:s, s:I, s:b, s:b}, s:{s:I, s:I, s:I, s:f, s:I, s:f}, s:b, s:s}",
-                             "config", "mode", cmd ? "command" : "pid", "pid", (json_int_t)pid, "command", cmdline,
-                             "sample_ms", (json_int_t)period, "smaps", smaps, "gpu", gpu, "summary", "first_rss",
-                             (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss", (json_int_t)peak,
-                             "wall_s", wall, "ticks", (json_int_t)ticks, "median_tick_us", med, "interrupted",
-                             false, "status", "complete");
-    if (have_trend)
-        json_object_set_new(root, "trend",
-                            json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:b}", "verdict", verdict,
-                                      "slope_bytes_per_s", tr.slope, "slope_lo", tr.slope_lo, "slope_hi",
-                                      tr.slope_hi, "floor_slope_bytes_per_s", tr.floor_slope, "floor_lo",
-                                      tr.floor_lo, "floor_hi", tr.floor_hi, "growing", tr.growing, "plateau",
-                                      tr.plateau));
-    if (cmd)
-        json_object_set_new(root, "exit_code", json_integer(exit_code));
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS);
-    json_decref(root);
-
-    printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
-           cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks, (unsigned long long)period, med);
-    printf("  RSS first %.1f MiB, last %.1f MiB, peak %.1f MiB\n", first / 1048576, last / 1048576,
-           (double)peak / 1048576);
-    if (have_trend) {
-        printf("  trend      %+.2f MiB/s (95%% CI %+.2f .. %+.2f)\n", tr.slope / 1048576, tr.slope_lo / 1048576,
-               tr.slope_hi / 1048576);
-        printf("  floors     %+.2f MiB/s over %zu windows (95%% CI %+.2f .. %+.2f)\n", tr.floor_slope / 1048576,
-               tr.n_windows, tr.floor_lo / 1048576, tr.floor_hi / 1048576);
-        printf("  verdict    %s%s\n", verdict,
-               strcmp(verdict, "growing") == 0   ? ": memory keeps growing (a leak, or a cache without bound)"
-               : strcmp(verdict, "bounded") == 0 ? ": it grew, then stopped (a bounded cache is not a leak)"
-                                                 : ": no significant growth");
-    } else {
-        printf("  verdict    too few samples for a trend (run longer or lower --sample-ms)\n");
-    }
-    printf("  files      %s/\n", dir);
-    return cmd ? exit_code : 0;
+    struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
+                           .smaps = smaps, .gpu = gpu};
+    if (!mem_limit)
+        return watch_run(&w, NULL);
+    /* made before anything else, so a refusal leaves nothing behind */
+    char err[1024];
+    memcap_t *cap = NULL;
+    int rc = memcap_new(&cap, mem_limit, err, sizeof err);
+    if (rc < 0)
+        return cli_error(2, "watch: --mem-limit: %s", err);
+    rc = watch_run(&w, cap);
+    memcap_free(cap);
+    return rc;
 }
