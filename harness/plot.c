@@ -155,7 +155,7 @@ static int make_tmp(char *tmp, size_t len, char *err, size_t errlen)
 
 static void rm_tmp(const char *tmp)
 {
-    static const char *const files[] = {"memory.dat", "proofs.dat", "kinds.dat", "buffers.dat", "sweep.dat", "model.dat",
+    static const char *const files[] = {"memory.dat", "proofs.dat", "kinds.dat", "buffers.dat", "sweep.dat", "model.dat", "killed.dat",
                                         "gnuplot.err"};
     char p[PATH_MAX];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
@@ -235,12 +235,13 @@ static const char *basename_of(const char *p)
 }
 
 /* sweep-model.csv (the model's curve) into model.dat; an empty file when
- * there is none. */
+ * there is none. Returns the rows written or -errno. */
 static int write_model_dat(const char *sweep_csv, const char *tmp, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%.*s/sweep-model.csv", (int)(strlen(sweep_csv) - strlen("/sweep.csv")), sweep_csv);
     FILE *f = open_dat(tmp, "model.dat", err, errlen);
+    int rows = 0;
     if (!f)
         return -EIO;
     if (access(path, F_OK) == 0) {
@@ -255,9 +256,11 @@ static int write_model_dat(const char *sweep_csv, const char *tmp, char *err, si
         for (size_t i = 0; i < c.nrows; i++)
             fprintf(f, "%.0f %.6f %.6f %.6f\n", run_csv_num(&c, i, cpw), run_csv_num(&c, i, cp) / GIB,
                     run_csv_num(&c, i, cl) / GIB, run_csv_num(&c, i, ch) / GIB);
+        rows = (int)c.nrows;
         run_csv_free(&c);
     }
-    return close_dat(f, err, errlen);
+    int rc = close_dat(f, err, errlen);
+    return rc < 0 ? rc : rows;
 }
 
 static int draw_sweep(const char *scripts, const char *sweep_csv, const char *out_dir, const char *tmp, char *err,
@@ -276,11 +279,16 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
         run_csv_free(&c);
         return -EINVAL;
     }
-    FILE *f = open_dat(tmp, "sweep.dat", err, errlen);
-    if (!f) {
+    FILE *f = open_dat(tmp, "sweep.dat", err, errlen), *fk = open_dat(tmp, "killed.dat", err, errlen);
+    if (!f || !fk) {
+        if (f)
+            fclose(f);
+        if (fk)
+            fclose(fk);
         run_csv_free(&c);
         return -EIO;
     }
+    int n_done = 0, n_killed = 0;
     int cpw = run_csv_col(&c, "pw"), cpk = run_csv_col(&c, "peak_rss"), cpr = run_csv_col(&c, "predicted_peak_rss"),
         cs = run_csv_col(&c, "s_per_proof"), cram = run_csv_col(&c, "ram_bytes"), cml = run_csv_col(&c, "mem_limit"),
         coc = run_csv_col(&c, "outcome");
@@ -293,23 +301,32 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
     }
     for (size_t i = 0; i < c.nrows; i++) {
         double pr = run_csv_num(&c, i, cpr), sp = run_csv_num(&c, i, cs);
-        fprintf(f, "%.0f %.6f ", run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk) / GIB);
+        bool was_killed = strcmp(run_csv_text(&c, i, coc), "oom-killed") == 0;
+        FILE *to = was_killed ? fk : f;
+        *(was_killed ? &n_killed : &n_done) += 1;
+        fprintf(to, "%.0f %.6f ", run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk) / GIB);
         if (isfinite(pr))
-            fprintf(f, "%.6f", pr / GIB);
+            fprintf(to, "%.6f", pr / GIB);
         else
-            fputs("NaN", f);
-        fprintf(f, " %.6f %d\n", isfinite(sp) ? sp : 0.0, strcmp(run_csv_text(&c, i, coc), "oom-killed") == 0);
+            fputs("NaN", to);
+        fprintf(to, " %.6f\n", isfinite(sp) ? sp : 0.0);
     }
     run_csv_free(&c);
-    if ((rc = close_dat(f, err, errlen)) < 0 || (rc = write_model_dat(sweep_csv, tmp, err, errlen)) < 0)
+    int model_rows = 0;
+    if ((rc = close_dat(f, err, errlen)) < 0 || (rc = close_dat(fk, err, errlen)) < 0 ||
+        (rc = model_rows = write_model_dat(sweep_csv, tmp, err, errlen)) < 0)
         return rc;
+    if (n_done == 0) {
+        snprintf(err, errlen, "%s: no completed run to draw (every run was OOM-killed)", sweep_csv);
+        return -EINVAL;
+    }
     char out[PATH_MAX], limtxt[32] = "";
     snprintf(out, sizeof out, "%s/sweep", out_dir);
     double lim = isfinite(ml) ? ml : ram;
     if (isfinite(lim))
         snprintf(limtxt, sizeof limtxt, "%.3f", lim / GIB);
     const char *args[] = {tmp, out, "zkbench sweep: peak RSS against pw", limtxt,
-                          isfinite(ml) ? "memory limit" : "RAM", NULL};
+                          isfinite(ml) ? "memory limit" : "RAM", model_rows > 0 ? "1" : "0", n_killed ? "1" : "0", NULL};
     return run_gnuplot(scripts, "sweep.gp", args, tmp, err, errlen);
 }
 

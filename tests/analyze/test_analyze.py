@@ -178,11 +178,27 @@ if j:
         fail("capacity: --ram just above the peak, --margin 0: largest pw %s, expected %d" % (j["largest_pw"], truth["pw"]))
     if j["verdict"] != "healthy":
         fail("capacity: --margin 0 verdict %s, expected healthy" % j["verdict"])
-    pred = {p["pw"]: p["peak_rss"] for p in j["capacity"]["predicted_peak"]}
-    close("capacity predicted peak(pw+1)", pred.get(truth["pw"] + 1), peak + truth["f_rss"]["f_synth"], 0, rel=0.01)
+    # bytes per partition and state: exactly what the generator allocated
+    model = j["capacity"]["model"]
+    states = model["bytes_per_partition"]
+    for name, key in (("synthesizing", "f_synth"), ("waiting", "f_queue"), ("proving", "f_gpu"),
+                      ("finishing", "f_finish")):
+        if states[name] != truth["f_tracked"][key]:
+            fail("capacity: %s holds %s, the generator allocated %s" % (name, states[name], truth["f_tracked"][key]))
+    pred = {p["pw"]: p["peak_rss"] for p in j["capacity"]["predicted"]}
+    close("capacity predicted peak(pw)", pred.get(truth["pw"]), peak, 0, rel=0.01)
+    # one slot less: one synthesized partition (with its 2% allocator share) less
+    close("capacity predicted peak(pw-1)", pred.get(truth["pw"] - 1), peak - truth["f_rss"]["f_synth"], 0, rel=0.01)
+    # 2 proofs x 4 partitions in flight: queue 2 + prover 1 + finishing 1 leave 4 slots, the run's pw
+    if j["capacity"]["bound_by"] != "in-flight" or pred.get(truth["pw"] + 1) != pred.get(truth["pw"]):
+        fail("capacity: pw above %d should add nothing (in-flight bound): %s" % (truth["pw"], j["capacity"]["bound_by"]))
 j = analyze(d, "--ram", "%dG" % (peak * 10 // GIB))
-if j and (j["verdict"] != "healthy" or j["largest_pw"] <= truth["pw"]):
+if j and (j["verdict"] != "healthy" or j["largest_pw"] != truth["pw"] or j["capacity"]["bound_by"] != "in-flight"):
     fail("capacity: --ram 10x the peak: %s, largest pw %s" % (j["verdict"], j["largest_pw"]))
+j = analyze(d, "--ram", str(int(pred[2] * 1.001)), "--margin", "0") if j else None
+if j and (j["largest_pw"] != 2 or j["capacity"]["bound_by"] != "memory"):
+    fail("capacity: --ram just above the pw-2 prediction: largest pw %s (%s), expected 2 (memory)"
+         % (j["largest_pw"], j["capacity"]["bound_by"]))
 
 # ---- human report and run.json ----
 rc, out, err = run("analyze", results["leak"][0]) if "leak" in results else (1, "", "")
