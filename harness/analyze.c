@@ -738,6 +738,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     R.samples = n;
     R.leak_layer = -1;
     R.largest_pw = -1;
+    R.limit_rss = NAN;
 
     /* -- run status: did it complete, did it drain? -- */
     const char *status = json_string_value(json_object_get(rj, "status"));
@@ -1209,11 +1210,30 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     double limit = NAN;
     if (isfinite(R.ram_bytes)) {
         limit = R.ram_bytes * (1 - R.margin);
+        /* A cgroup charges anonymous memory; file-backed pages (the mapped
+         * parameters, libraries) are shared and reclaimable, and usually
+         * charged to whoever read them first. So RSS may pass a cgroup's cap
+         * by its file-backed part: compare RSS with the cap plus that part. */
+        bool cgroup = strcmp(ram_src, "--mem-limit") == 0 || strcmp(ram_src, "run.json mem_limit") == 0;
+        int cfile = run_csv_col(sc, "rss_file");
+        double file = 0;
+        if (cgroup && cfile >= 0) {
+            size_t ip = 0;
+            for (size_t i = 0; i < n; i++)
+                if (S.layer[ANALYZE_L_RSS][i] > S.layer[ANALYZE_L_RSS][ip])
+                    ip = i;
+            file = run_csv_num(sc, ip, cfile);
+            file = isfinite(file) ? file : 0;
+            limit += file;
+            json_object_set_new(jc, "file_backed_at_peak", jbytes(file));
+        }
         capacity = R.peak_rss > limit;
+        R.limit_rss = limit;
         json_object_set_new(jc, "ram_bytes", jbytes(R.ram_bytes));
         json_object_set_new(jc, "ram_from", json_string(ram_src));
         json_object_set_new(jc, "margin", jnum(R.margin));
         json_object_set_new(jc, "limit_bytes", jbytes(limit));
+        json_object_set_new(jc, "limit_is_cgroup", json_boolean(cgroup));
     } else {
         json_object_set_new(jc, "ram_bytes", json_null());
         json_object_set_new(jc, "why_no_limit", json_string("no RAM size: pass --ram or --mem-limit, or record machine.ram_bytes"));
@@ -1305,7 +1325,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         capacity_fits_text(fits, sizeof fits, &R);
         snprintf(R.reason, sizeof R.reason,
                  "no leak, retention or pile-up, but peak RSS %s is above %s (%s %s less a %.0f%% margin); %s",
-                 fmt_bytes(b1, sizeof b1, R.peak_rss), fmt_bytes(b2, sizeof b2, R.ram_bytes * (1 - R.margin)),
+                 fmt_bytes(b1, sizeof b1, R.peak_rss), fmt_bytes(b2, sizeof b2, R.limit_rss),
                  strcmp(ram_src, "run.json mem_limit") == 0 || strcmp(ram_src, "--mem-limit") == 0 ? "memory limit"
                                                                                                    : "RAM",
                  fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, fits);

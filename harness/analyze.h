@@ -145,6 +145,7 @@ typedef struct {
     int pw, largest_pw;                           /* largest_pw: -1 when no RAM size or no model */
     capacity_model_t capacity;                    /* the capacity model (capacity.ok: it gives numbers) */
     double ram_bytes, margin;
+    double limit_rss;    /* what peak RSS is compared with: RAM or cap less the margin (+ file-backed RSS for a cap) */
     size_t proofs_done, samples;
     json_t *json; /* the whole analysis (verdict, evidence, every section); owned */
 } analyze_result_t;

@@ -151,7 +151,7 @@ static void report(FILE *f, const char *dir, const analyze_result_t *r)
         fprintf(f, "capacity     %s %s (%s), margin %.0f%%: limit %s; peak RSS %s; largest pw that fits: %s\n",
                 strstr(json_string_value(json_object_get(jc, "ram_from")), "mem") ? "memory limit" : "RAM",
                 fb(a, r->ram_bytes), json_string_value(json_object_get(jc, "ram_from")), 100 * r->margin,
-                fb(b, r->ram_bytes * (1 - r->margin)), fb(c, r->peak_rss),
+                fb(b, r->limit_rss), fb(c, r->peak_rss),
                 r->largest_pw >= 0 ? (snprintf(d, sizeof d, "%d", r->largest_pw), d) : "none (see below)");
     else
         fprintf(f, "capacity     peak RSS %s; no limit to fit: pass --ram or --mem-limit\n", fb(a, r->peak_rss));

@@ -126,6 +126,16 @@ static const char *take_value(int argc, char **argv, int *i, const char *name, b
 
 #define GIB 1073741824.0
 
+/* Bytes in GiB, or MiB below 1 GiB: small runs read as "106.2 MiB", not "0.11 GiB". */
+static const char *fmt_size(char *buf, size_t cap, double bytes)
+{
+    if (fabs(bytes) >= GIB)
+        snprintf(buf, cap, "%.2f GiB", bytes / GIB);
+    else
+        snprintf(buf, cap, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    return buf;
+}
+
 struct sweep_row {
     unsigned pw, conc;
     double s_per_proof, peak, predicted, low, high, footprint;
@@ -337,8 +347,9 @@ int cmd_sweep(int argc, char **argv)
             analyze_result_clear(&model);
         n_rows++;
         pw_top = pw[k] > pw_top ? pw[k] : pw_top;
-        printf("sweep: pw %u: %s, %.2f s/proof, peak %.3f GiB, %s\n", pw[k], r->outcome, r->s_per_proof,
-               r->peak / GIB, r->verdict);
+        char b1[32];
+        printf("sweep: pw %u: %s, %.2f s/proof, peak %s, %s\n", pw[k], r->outcome, r->s_per_proof,
+               fmt_size(b1, sizeof b1, r->peak), r->verdict);
     }
     if (status) {
         free(fwd);
@@ -351,7 +362,9 @@ int cmd_sweep(int argc, char **argv)
 
     int max_pw = -1;
     if (have_model && limit) {
-        max_pw = capacity_max_pw(&model.capacity, (double)limit * (1 - margin), 4096);
+        /* model.limit_rss: the limit less the margin, plus the file-backed
+         * RSS a cgroup does not charge (analyze_compute) */
+        max_pw = capacity_max_pw(&model.capacity, model.limit_rss, 4096);
         printf("sweep: model of the pw %u run: %s\n", model.pw, model.capacity.warning[0] ? model.capacity.warning : "fits its own peak");
     } else if (!have_model) {
         printf("sweep: no prediction: %s\n", n_rows ? "no completed run gave a capacity model (see its analyze)" : "no run");
@@ -391,13 +404,16 @@ int cmd_sweep(int argc, char **argv)
                 want_kill = false;
             bool as_predicted = killed == want_kill;
             verified = verified && as_predicted;
+            char b1[32], b2[32];
             if (killed)
-                len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len, "; pw %u OOM-killed at %.2f GiB%s",
-                                cand[c], r->peak / GIB, as_predicted ? " as predicted" : " (predicted to fit: NOT as predicted)");
+                len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len, "; pw %u OOM-killed at %s%s",
+                                cand[c], fmt_size(b1, sizeof b1, r->peak),
+                                as_predicted ? " as predicted" : " (predicted to fit: NOT as predicted)");
             else
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len,
-                                "; pw %u completed, peak %.2f GiB (predicted %.2f, error %.0f%%)%s", cand[c],
-                                r->peak / GIB, r->predicted / GIB, 100 * fabs(r->predicted - r->peak) / r->peak,
+                                "; pw %u completed, peak %s (predicted %s, error %.0f%%)%s", cand[c],
+                                fmt_size(b1, sizeof b1, r->peak), fmt_size(b2, sizeof b2, r->predicted),
+                                100 * fabs(r->predicted - r->peak) / r->peak,
                                 as_predicted ? "" : " (predicted to be killed: NOT as predicted)");
             pw_top = cand[c] > pw_top ? cand[c] : pw_top;
         }
@@ -416,8 +432,9 @@ int cmd_sweep(int argc, char **argv)
     if (limit && max_pw >= 0) {
         char bound[400];
         capacity_bound_text(bound, sizeof bound, &model.capacity, 4096);
-        printf("sweep: largest pw that fits %.2f GiB (%s) with a %.0f%% margin: %d; %s\n", (double)limit / GIB,
-               mem_limit ? "--mem-limit" : "--ram", margin * 100, max_pw, bound);
+        char b1[32];
+        printf("sweep: largest pw that fits %s (%s) with a %.0f%% margin: %d; %s\n",
+               fmt_size(b1, sizeof b1, (double)limit), mem_limit ? "--mem-limit" : "--ram", margin * 100, max_pw, bound);
     }
     if (have_model)
         analyze_result_clear(&model);
