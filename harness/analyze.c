@@ -1240,7 +1240,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     }
     /* the model: exact bytes per partition and state, the untracked rest fitted */
     if (capacity_fit(&R.capacity, sc, run->buffers.nrows ? &run->buffers : NULL,
-                     run->stages.nrows ? &run->stages : NULL, cfg, R.baseline_rss, R.peak_rss) < 0) {
+                     run->stages.nrows ? &run->stages : NULL, cfg, R.baseline_rss) < 0) {
         R.capacity.ok = false;
         snprintf(R.capacity.why, sizeof R.capacity.why, "out of memory while fitting the model");
     }
@@ -1257,6 +1257,13 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     else if (!isfinite(limit))
         json_object_set_new(jc, "why", json_string("no RAM size: pass --ram or --mem-limit, or record machine.ram_bytes"));
     json_object_set_new(jc, "model", model);
+    /* the kernel's word beats the margin: a run OOM-killed under its cap ran
+     * out of capacity, whatever RSS the last sample caught */
+    const char *outcome = json_string_value(json_object_get(rj, "outcome"));
+    bool oom_killed = outcome && strcmp(outcome, "oom-killed") == 0;
+    if (oom_killed)
+        capacity = true;
+    json_object_set_new(jc, "oom_killed", json_boolean(oom_killed));
     json_object_set_new(jc, "detected", json_boolean(capacity));
     json_object_set_new(J, "capacity", jc);
 
@@ -1323,12 +1330,19 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         R.verdict = ANALYZE_CAPACITY;
         char fits[480];
         capacity_fits_text(fits, sizeof fits, &R);
-        snprintf(R.reason, sizeof R.reason,
-                 "no leak, retention or pile-up, but peak RSS %s is above %s (%s %s less a %.0f%% margin); %s",
-                 fmt_bytes(b1, sizeof b1, R.peak_rss), fmt_bytes(b2, sizeof b2, R.limit_rss),
-                 strcmp(ram_src, "run.json mem_limit") == 0 || strcmp(ram_src, "--mem-limit") == 0 ? "memory limit"
-                                                                                                   : "RAM",
-                 fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, fits);
+        if (oom_killed)
+            snprintf(R.reason, sizeof R.reason,
+                     "no leak, retention or pile-up: the run was OOM-killed under its memory limit %s at peak RSS "
+                     "%s (file-backed pages are not charged to the cgroup); %s",
+                     fmt_bytes(b1, sizeof b1, jnum_get(rj, "mem_limit")), fmt_bytes(b2, sizeof b2, R.peak_rss), fits);
+        else
+            snprintf(R.reason, sizeof R.reason,
+                     "no leak, retention or pile-up, but peak RSS %s is above %s (%s %s less a %.0f%% margin); %s",
+                     fmt_bytes(b1, sizeof b1, R.peak_rss), fmt_bytes(b2, sizeof b2, R.limit_rss),
+                     strcmp(ram_src, "run.json mem_limit") == 0 || strcmp(ram_src, "--mem-limit") == 0
+                         ? "memory limit"
+                         : "RAM",
+                     fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, fits);
         ev = json_incref(jc);
     } else {
         R.verdict = ANALYZE_HEALTHY;

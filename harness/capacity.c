@@ -300,6 +300,10 @@ void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
     out->peak = m->baseline + (1 + m->untracked_share) * tracked;
     out->low = out->peak - half;
     out->high = out->peak + half;
+    if (m->load_peak > out->peak) { /* loading peaked higher than this pw works */
+        out->peak = out->low = out->high = m->load_peak;
+        out->load = true;
+    }
 }
 
 int capacity_max_pw(const capacity_model_t *m, double limit, int pw_max)
@@ -348,8 +352,37 @@ void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int p
 
 /* ---- fitting ---- */
 
+/* The peak while partitions were in the pipeline, and the high-water mark
+ * before the first one: loading parameters can peak above the work (a heap
+ * decode holds the mapped file and the copy at once), and that peak does
+ * not move with pw. */
+static void measure_peaks(capacity_model_t *m, const run_csv_t *sc)
+{
+    int crss = run_csv_col(sc, "rss"), chwm = run_csv_col(sc, "hwm"), cadm = run_csv_col(sc, "partitions_admitted"),
+        cq = run_csv_col(sc, "q_synth"), cs = run_csv_col(sc, "n_synth");
+    double hwm_before = NAN, hwm_last = NAN;
+    bool working = false;
+    m->measured_peak = 0;
+    for (size_t i = 0; i < sc->nrows; i++) {
+        double adm = cadm >= 0 ? run_csv_num(sc, i, cadm) : run_csv_num(sc, i, cq) + run_csv_num(sc, i, cs);
+        double hwm = chwm >= 0 ? run_csv_num(sc, i, chwm) : NAN;
+        working = working || adm > 0;
+        if (!working)
+            hwm_before = hwm;
+        else
+            m->measured_peak = fmax(m->measured_peak, run_csv_num(sc, i, crss));
+        hwm_last = hwm;
+    }
+    if (!isfinite(hwm_before) && sc->nrows > 0 && chwm >= 0)
+        hwm_before = run_csv_num(sc, 0, chwm); /* work from the first sample: its mark predates it */
+    m->load_peak = isfinite(hwm_before) ? hwm_before : 0;
+    /* the mark rose during the work: a peak between two samples */
+    if (isfinite(hwm_last) && hwm_last > m->load_peak)
+        m->measured_peak = fmax(m->measured_peak, hwm_last);
+}
+
 int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t *buffers, const run_csv_t *stages,
-                 const json_t *config, double baseline_rss, double measured_peak)
+                 const json_t *config, double baseline_rss)
 {
     memset(m, 0, sizeof *m);
     m->pw = cfg_int(config, "pw", -1);
@@ -358,7 +391,8 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
     m->concurrency = cfg_int(config, "concurrency", 0);
     m->partitions = cfg_int(config, "partitions", 0);
     m->baseline = baseline_rss;
-    m->measured_peak = measured_peak;
+    measure_peaks(m, samples);
+    double measured_peak = m->measured_peak;
     if (m->pw < 1) {
         snprintf(m->why, sizeof m->why, "run.json has no pipeline config (pw): not a zkbench batch run");
         return 0;
@@ -399,6 +433,7 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
     capacity_model_t bare = *m;
     bare.untracked_share = 0;
     bare.untracked_sd = 0;
+    bare.load_peak = 0;
     capacity_point_t c;
     capacity_predict(&c, &bare, m->pw);
     m->tracked_run = c.peak - m->baseline;
@@ -414,7 +449,9 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
                  fmt_bytes(b1, sizeof b1, -m->untracked), fmt_bytes(b2, sizeof b2, m->tracked_run));
         return 0;
     }
-    capacity_predict(&c, m, m->pw);
+    capacity_model_t no_load = *m;
+    no_load.load_peak = 0;
+    capacity_predict(&c, &no_load, m->pw); /* the work's own peak, to check the model with */
     m->model_peak_at_run = c.peak;
     double added = c.peak - m->baseline, half = c.high - c.peak;
     if (!(added > 0) || half > WEAK_SHARE * added) {
@@ -470,6 +507,7 @@ json_t *capacity_json(const capacity_model_t *m, int pw_max, double limit)
         json_object_set_new(j, "warning", json_string(m->warning));
     json_object_set_new(j, "model_at_run", json_pack("{s:i,s:o,s:o}", "pw", m->pw, "predicted",
                                                      jb(m->model_peak_at_run), "measured", jb(m->measured_peak)));
+    json_object_set_new(j, "load_peak", jb(m->load_peak));
     int sat = capacity_saturation_pw(m, 4096), mx = isfinite(limit) ? capacity_max_pw(m, limit, 4096) : 0;
     int last = pw_max;
     if (sat > 0 && sat + 1 > last)
@@ -484,8 +522,9 @@ json_t *capacity_json(const capacity_model_t *m, int pw_max, double limit)
         json_t *occ = json_object();
         for (int s = 0; s < CAPACITY_NSTATES; s++)
             json_object_set_new(occ, capacity_state_name((enum capacity_state)s), json_integer(c.n[s]));
-        json_array_append_new(pred, json_pack("{s:i,s:o,s:o,s:o,s:o,s:b}", "pw", w, "peak_rss", jb(c.peak), "low",
-                                              jb(c.low), "high", jb(c.high), "occupancy", occ, "bound", c.bound));
+        json_array_append_new(pred, json_pack("{s:i,s:o,s:o,s:o,s:o,s:b,s:b}", "pw", w, "peak_rss", jb(c.peak),
+                                              "low", jb(c.low), "high", jb(c.high), "occupancy", occ, "bound",
+                                              c.bound, "load_peak", c.load));
     }
     json_object_set_new(j, "predicted", pred);
     char text[400];

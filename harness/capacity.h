@@ -56,28 +56,31 @@ typedef struct {
     double tracked_peak;                   /* largest partition bytes live at once in the run */
     double tracked_run;                    /* sum N_s(pw) F_s at the run's own pw */
     size_t fit_samples;                    /* samples near the peak the residual comes from */
-    /* the run itself: measured peak and the model's own prediction at its pw */
-    double measured_peak, model_peak_at_run;
+    /* the run itself: the peak while partitions were in the pipeline, the
+     * high-water mark before the first one (loading the parameters), and
+     * the model's own prediction at its pw */
+    double measured_peak, load_peak, model_peak_at_run;
     bool ok;                               /* numbers can be given */
     char why[320];                         /* when !ok: what is missing or weak */
     char warning[320];                     /* when ok: a caveat worth printing ("" if none) */
 } capacity_model_t;
 
 /* Fits the model from a run's files. samples, buffers and stages as loaded
- * by analyze; config is run.json's "config"; baseline_rss and measured_peak
- * as analyze found them. Returns 0 (m->ok tells whether numbers can be
- * given) or -ENOMEM. */
+ * by analyze; config is run.json's "config"; baseline_rss as analyze found
+ * it. Returns 0 (m->ok tells whether numbers can be given) or -ENOMEM. */
 int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t *buffers, const run_csv_t *stages,
-                 const json_t *config, double baseline_rss, double measured_peak);
+                 const json_t *config, double baseline_rss);
 
 typedef struct {
     int pw;
     int n[CAPACITY_NSTATES];   /* occupancy at the peak */
     double peak, low, high;    /* predicted peak RSS and its 95% interval */
     bool bound;                /* pw no longer adds memory: in-flight proofs hold the rest back */
+    bool load;                 /* the load peak (before any partition) is the peak at this pw */
 } capacity_point_t;
 
-/* The predicted peak at pw (m->ok required). */
+/* The predicted peak at pw (m->ok required): the model, or the load peak
+ * when that is higher (it does not depend on pw). */
 void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw);
 
 /* The largest pw in 1..pw_max whose predicted peak stays within limit; 0

@@ -179,7 +179,9 @@ static void report(FILE *f, const char *dir, const analyze_result_t *r)
                     fb(b, jv(val, "low")), fb(c, jv(val, "high")),
                     w == r->pw ? (snprintf(mark, sizeof mark, "  <- this run (measured %s)", fb(d, r->peak_rss)), mark) : "",
                     w == r->largest_pw ? "  <- largest that fits" : "",
-                    json_is_true(json_object_get(val, "bound")) ? "  (no more memory: in-flight bound)" : "");
+                    json_is_true(json_object_get(val, "load_peak"))
+                        ? "  (the parameter load's peak, before any partition)"
+                        : json_is_true(json_object_get(val, "bound")) ? "  (no more memory: in-flight bound)" : "");
         }
     }
     if (isfinite(r->s_per_proof))
