@@ -150,7 +150,7 @@ int params_source_identify(params_source_t *ret, const char *path, unsigned thre
     if (rc < 0)
         return rc;
     if (data)
-        madvise((void *)data, size, MADV_SEQUENTIAL);
+        madvise((void *)data, size, MADV_WILLNEED);
     uint64_t sum;
     rc = checksum_tree(&sum, data, size, threads);
     if (data)
