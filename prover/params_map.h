@@ -93,10 +93,11 @@ typedef struct {
  * but memory, reads params_path with params_read(flags: 0 for the full
  * check, PARAMS_NO_SUBGROUP_CHECK), writes the cache anew and maps it.
  * Returns 0 with *ret (free with params_free) and *info filled (info may be
- * NULL), or -errno with err set and *ret untouched: the .params file's
- * errors (params_read), or the cache's when it cannot be written (e.g.
- * -EACCES, -EROFS, -ENOTDIR for an unwritable folder: no fallback to the
- * heap form, which would measure something else).
+ * NULL), or -errno with err set, *ret untouched and *info telling how far
+ * it got: the .params file's errors (params_read), or the cache's when it
+ * cannot be written (e.g. -EACCES, -EROFS, -ENOTDIR for an unwritable
+ * folder: no fallback to the heap form, which would measure something
+ * else).
  */
 int params_map_open(groth16_params_t **ret, const char *map_path, const char *params_path,
                     unsigned flags, unsigned threads, params_map_info_t *info, params_error_t *err);
