@@ -7,9 +7,10 @@
  *
  * Host buffers: mem_alloc / mem_free (a 64-byte header before the returned
  * pointer carries the buffer's identity, so freeing needs only the pointer).
- * Memory the prover does not malloc itself (device memory, mmapped
- * parameters, pinned staging) is reported with mem_note_alloc /
- * mem_note_free around the real allocation.
+ * Memory the prover does not malloc itself (device memory, pinned
+ * staging) is reported with mem_note_alloc / mem_note_free around the real
+ * allocation. A proving key mapped from its layout cache (params_map.h) is
+ * not: it is file-backed, not heap, and params_mapped_bytes reports it.
  *
  * Cost: one clock read, two relaxed atomic adds and the sink call per
  * event; with events switched off (mem_set_events(false)) the counters are
@@ -25,7 +26,7 @@
 /* Buffer kinds (DESIGN.md); the GPU kinds mirror the host roles. Keep
  * mem_kind_name() in step. */
 enum mem_kind {
-    MEM_KIND_PARAMS,  /* proving key (mmapped parameter file) */
+    MEM_KIND_PARAMS,  /* proving key decoded on the heap (a mapped key is not tracked) */
     MEM_KIND_CIRCUIT, /* pre-compiled constraint matrices, shared */
     MEM_KIND_AUX,     /* witness */
     MEM_KIND_ABC,     /* a, b, c evaluations */

@@ -83,6 +83,11 @@ void params_free(groth16_params_t *p)
 {
     if (!p)
         return;
+    if (p->map) {
+        munmap(p->map, p->map_bytes);
+        free(p);
+        return;
+    }
     params_vk_clear(&p->vk);
     mem_free(p->h);
     mem_free(p->l);
@@ -90,6 +95,11 @@ void params_free(groth16_params_t *p)
     mem_free(p->b_g1);
     mem_free(p->b_g2);
     free(p);
+}
+
+uint64_t params_mapped_bytes(const groth16_params_t *p)
+{
+    return p && p->map ? (uint64_t)p->map_bytes : 0;
 }
 
 uint64_t params_file_bytes(const groth16_params_t *p)

@@ -15,8 +15,10 @@
  *
  * Reading maps the file (mmap), validates every point (encoding, on the
  * curve, in the subgroup, unless told otherwise) on several threads, and
- * decodes into tracked buffers of kind MEM_KIND_PARAMS: the resident
- * baseline of a prover process, as a production parameter cache is.
+ * decodes into tracked buffers of kind MEM_KIND_PARAMS (the heap form).
+ * params_map.h keeps the decoded key in a layout cache file and maps it
+ * instead (the mapped form): file-backed, read-only, shared between
+ * processes, as a production prover's parameter cache is.
  */
 #ifndef ZKB_PARAMS_H
 #define ZKB_PARAMS_H
@@ -42,6 +44,12 @@ typedef struct {
     g1_affine_t *b_g1; /* [B_j(tau)] in G1, non-empty B columns */
     g2_affine_t *b_g2; /* the same in G2 */
     size_t n_h, n_l, n_a, n_b_g1, n_b_g2;
+    /* The mapped form (params_map_read): the arrays above, ic included,
+     * point into this read-only mapping of map_bytes bytes, which
+     * params_free unmaps; they must not be written. NULL: the heap form,
+     * every array a tracked buffer. */
+    void *map;
+    size_t map_bytes;
 } groth16_params_t;
 
 /* Reading options. */
@@ -57,8 +65,13 @@ typedef struct {
  * counts, zeroed; the caller fills them. Free with params_free. */
 int params_alloc(groth16_params_t **ret, size_t n_ic, size_t n_h, size_t n_l, size_t n_a,
                  size_t n_b_g1, size_t n_b_g2);
-/* Frees params and every array it owns; NULL is accepted. */
+/* Frees params and every array it owns (heap form) or unmaps them (mapped
+ * form); NULL is accepted. */
 void params_free(groth16_params_t *params);
+/* Bytes of the mapping the arrays point into: 0 for the heap form. Mapped
+ * parameters are not tracked buffers (they are not heap); this is how the
+ * harness reports them. NULL gives 0. */
+uint64_t params_mapped_bytes(const groth16_params_t *params);
 
 /*
  * Reads a parameter file. Returns 0 and *ret (free with params_free), or a
