@@ -29,6 +29,7 @@
 #include "harness/commands.h"
 #include "harness/memcap.h"
 #include "harness/param_cache.h"
+#include "prover/params_map.h"
 #include "harness/pipeline.h"
 #include "harness/run_files.h"
 #include "harness/run_outcome.h"
@@ -55,6 +56,7 @@ struct batch_opts {
     const char *circuit, *params, *out, *backend;
     unsigned sample_ms;
     uint64_t mem_limit; /* bytes; 0: no cap */
+    enum params_load params_load;
     char inject_text[512];
 };
 
@@ -78,6 +80,8 @@ static void usage(FILE *f)
           "  --threads T             CPU threads per prover stage (default: all cores)\n"
           "  --backend B             cpu | gpu | auto (default auto)\n"
           "  --params FILE           parameter file (default: the cache, ZKBENCH_PARAMS_DIR)\n"
+          "  --params-load MODE      mmap (default): map a layout cache of the parameters read-only\n"
+          "                          and shared (rss_file); heap: decode them into anonymous memory\n"
           "  --out DIR               output folder (default results/runs/<UTC timestamp>)\n"
           "  --sample-ms MS          sampler period (default 10; 0: no sampler thread)\n"
           "  --no-verify             do not verify the proofs\n"
@@ -182,6 +186,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         {"out", required_argument, NULL, 'o'},        {"sample-ms", required_argument, NULL, 'm'},
         {"no-verify", no_argument, NULL, 'V'},        {"seed", required_argument, NULL, 's'},
         {"inject", required_argument, NULL, 'i'},     {"mem-limit", required_argument, NULL, 'M'},
+        {"params-load", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
     struct pipeline_config *pc = &o->pc;
@@ -201,6 +206,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
     o->circuit = "porep:constraints=2^12";
     o->backend = "auto";
     o->sample_ms = 10;
+    o->params_load = PARAMS_LOAD_MMAP;
     bool queue_set = false;
     uint64_t v;
     int c;
@@ -270,6 +276,10 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         case 'i':
             if (!parse_inject(o, optarg))
                 return 2;
+            break;
+        case 'L':
+            if (params_load_parse(&o->params_load, optarg) < 0)
+                return cli_error(2, "batch: --params-load must be mmap or heap, got '%s'", optarg);
             break;
         case 'M':
             if (!analyze_parse_size(&o->mem_limit, optarg))
@@ -373,6 +383,15 @@ static json_t *json_config(const struct batch_opts *o, const char *backend, cons
                      "params", params_path, "sample_ms", o->sample_ms, "verify", pc->verify,
                      "seed", (json_int_t)pc->seed, "inject", o->inject_text, "mem_limit",
                      o->mem_limit ? json_integer((json_int_t)o->mem_limit) : json_null());
+}
+
+/* How the parameters were loaded (README, "--params-load"). */
+static json_t *json_params(const struct param_cache_info *in)
+{
+    return json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:I, s:f}", "load", params_load_name(in->load), "file",
+                     in->params_path, "map", in->map_path, "generated", in->generated, "map_rebuilt", in->rebuilt,
+                     "map_rebuilt_why", in->why, "mapped_bytes", (json_int_t)in->mapped_bytes, "verify_s",
+                     in->verify_s);
 }
 
 /* The sizes behind the bytes of a partition (docs/diagnosis.md, "Bytes
@@ -533,6 +552,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     sampler_t *sampler = NULL;
     json_t *root = NULL;
     char params_path[4096] = "";
+    static struct param_cache_info pinfo; /* ~8.5 KiB: off the stack */
+    bool have_pinfo = false;
 
     if ((rc = circuit_from_spec(&circ, o.circuit, o.pc.partitions, err, sizeof err)) < 0) {
         status = cli_error(2, "batch: %s", err);
@@ -550,26 +571,28 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     } else if ((rc = groth16_shape_new(&shape, circ->r1cs)) < 0) {
         cli_error(1, "batch: cannot prepare the circuit: %s", strerror(-rc));
         goto done;
-    } else if (o.params) {
-        params_error_t perr;
-        snprintf(params_path, sizeof params_path, "%s", o.params);
-        if ((rc = params_read(&pk, o.params, 0, o.pc.threads, &perr)) < 0) {
-            status = cli_error(2, "batch: %s", perr.msg);
+    } else {
+        /* an explicit file, or the cache (generated once per circuit); mapped
+         * read-only from a layout cache, or decoded onto the heap */
+        rc = o.params ? param_cache_open_file(&pk, o.params, shape, o.params_load, o.pc.threads, &pinfo, err, sizeof err)
+                      : param_cache_open(&pk, circ, shape, o.params_load, o.pc.threads, &pinfo, err, sizeof err);
+        if (rc < 0) {
+            status = cli_error(rc == -ENOMEM ? 1 : o.params || rc == -EINVAL ? 2 : 1, "batch: %s", err);
             goto done;
         }
-        if (groth16_params_check(pk, shape, err, sizeof err) < 0) {
-            status = cli_error(2, "batch: %s: %s", o.params, err);
-            goto done;
-        }
-    } else if ((rc = param_cache_load(&pk, circ, shape, o.pc.threads, &generated, params_path,
-                                      sizeof params_path, err, sizeof err)) < 0) {
-        /* (the cache: generated once per circuit, then mapped) */
-        status = cli_error(rc == -EINVAL ? 2 : 1, "batch: %s", err);
-        goto done;
+        snprintf(params_path, sizeof params_path, "%s", pinfo.params_path);
+        generated = pinfo.generated;
+        have_pinfo = true;
     }
     printf("zkbench batch: %u proofs x %u partitions of %s (%s backend requested)\n", o.pc.count,
            o.pc.partitions, circ->spec, o.backend);
-    printf("parameters %s (%s in %.1f s)\n", params_path, generated ? "generated" : "loaded", cli_now() - tp);
+    if (have_pinfo) {
+        char line[8800];
+        param_cache_describe(line, sizeof line, &pinfo);
+        printf("parameters %s (%s in %.1f s)\n", line, generated ? "generated" : "loaded", cli_now() - tp);
+    } else {
+        printf("parameters %s\n", params_path);
+    }
     if ((rc = groth16_pvk_new(&pvk, circ->vk ? circ->vk : &pk->vk)) < 0) {
         cli_error(1, "batch: out of memory");
         goto done;
@@ -623,6 +646,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     json_object_set_new(root, "config", json_config(&o, backend, circ->spec, params_path));
     if (shape)
         json_object_set_new(root, "circuit_shape", json_circuit_shape(shape));
+    if (have_pinfo)
+        json_object_set_new(root, "params", json_params(&pinfo));
     json_object_set_new(root, "machine", json_machine(&si));
     json_object_set_new(root, "versions", json_versions(&si));
     json_object_set_new(root, "status", json_string("running"));
