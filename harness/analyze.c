@@ -1336,13 +1336,20 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
                      "%s (file-backed pages are not charged to the cgroup); %s",
                      fmt_bytes(b1, sizeof b1, jnum_get(rj, "mem_limit")), fmt_bytes(b2, sizeof b2, R.peak_rss), fits);
         else
+        {
+            char filepart[96] = "";
+            double fb = jnum_get(jc, "file_backed_at_peak");
+            if (isfinite(fb) && fb > 0)
+                snprintf(filepart, sizeof filepart, ", plus %s of file-backed RSS the cgroup does not charge",
+                         fmt_bytes((char[32]){0}, 32, fb));
             snprintf(R.reason, sizeof R.reason,
-                     "no leak, retention or pile-up, but peak RSS %s is above %s (%s %s less a %.0f%% margin); %s",
+                     "no leak, retention or pile-up, but peak RSS %s is above %s (%s %s less a %.0f%% margin%s); %s",
                      fmt_bytes(b1, sizeof b1, R.peak_rss), fmt_bytes(b2, sizeof b2, R.limit_rss),
                      strcmp(ram_src, "run.json mem_limit") == 0 || strcmp(ram_src, "--mem-limit") == 0
                          ? "memory limit"
                          : "RAM",
-                     fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, fits);
+                     fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, filepart, fits);
+        }
         ev = json_incref(jc);
     } else {
         R.verdict = ANALYZE_HEALTHY;

@@ -463,9 +463,15 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
         return 0;
     }
     m->ok = true;
+    if (m->untracked_share > 1)
+        snprintf(m->warning, sizeof m->warning,
+                 "RSS beyond the tracked buffers (%s near the peak) is more than the partitions hold: it is scaled "
+                 "with them, but much of it may be fixed (a runtime, pinned staging), so predictions far from pw %d "
+                 "are rough",
+                 fmt_bytes(b1, sizeof b1, m->untracked), m->pw);
     double miss = isfinite(measured_peak) && measured_peak > m->baseline
                       ? (c.peak - measured_peak) / (measured_peak - m->baseline) : 0;
-    if (fabs(miss) > MISS_SHARE)
+    if (fabs(miss) > MISS_SHARE && !m->warning[0])
         snprintf(m->warning, sizeof m->warning,
                  "at the run's own pw %d the model gives %s, the run peaked at %s (%+.0f%% of the working set): "
                  "the pipeline was not saturated at its peak, or the peak was brief",
@@ -514,8 +520,8 @@ json_t *capacity_json(const capacity_model_t *m, int pw_max, double limit)
         last = sat + 1;
     if (mx + 1 > last)
         last = mx + 1;
-    if (last > 256)
-        last = 256;
+    if (last > 64 && last > pw_max)
+        last = pw_max > 64 ? pw_max : 64; /* the list goes into run.json: keep it readable */
     for (int w = 1; w <= last; w++) {
         capacity_point_t c;
         capacity_predict(&c, m, w);

@@ -99,7 +99,7 @@ int capacity_saturation_pw(const capacity_model_t *m, int pw_max);
 void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int pw_max);
 
 /* The model as JSON: state bytes, the fit, predicted[] for pw 1..pw_max
- * (extended past the saturation pw and the largest that fits, up to 256),
+ * (extended past the saturation pw and the largest that fits, up to 64),
  * max_pw for limit (NAN: no limit) and bound_by. New reference. */
 json_t *capacity_json(const capacity_model_t *m, int pw_max, double limit);
 

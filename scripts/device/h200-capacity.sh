@@ -5,7 +5,8 @@
 #   PHASE=fit: the memory cap's unit test on cgroup v2; parameters once; a
 #     sweep at pw 1 and 3 under a generous cap (the model fits pw 1 and
 #     predicts pw 3, which is then measured); writes $OUT/cap.txt, a cap
-#     halfway between the predicted peaks at pw CAP_PW and CAP_PW + 1.
+#     halfway between the predicted peaks at pw CAP_PW and CAP_PW + 1, less
+#     the file-backed RSS (the mapped parameters) a cgroup does not charge.
 #   PHASE=verify CAP=BYTES: `sweep --pw 1 --mem-limit CAP --verify`: the
 #     model of a capped pw 1 run predicts the largest pw, which must
 #     complete, and the next, which must be OOM-killed; every run analyzed.
@@ -37,11 +38,14 @@ if [ "$PHASE" = fit ]; then
   stamp "parameters + one partition: exit $?"; grep -E "parameters|uploaded|done:|proof wall" "$R/setup.log"
   timeout 400 "$Z" sweep --pw 1,3 --mem-limit 100G "${common[@]}" --out "$R/fit" >"$R/fit.log" 2>&1
   stamp "sweep --pw 1,3 exit $?"; cat "$R/fit.log"; cat "$R/fit/sweep.md"
-  python3 - "$R/fit/sweep-model.csv" "$CAP_PW" >"$OUT/cap.txt" <<'PY'
+  # a cgroup charges what is not file-backed (the mapped parameters are
+  # already in the page cache): the cap is the RSS midpoint less that part
+  python3 - "$R/fit/sweep-model.csv" "$CAP_PW" "$R/fit/pw-1/samples.csv" >"$OUT/cap.txt" <<'PY'
 import csv, sys
 p = {int(r["pw"]): float(r["predicted_peak_rss"]) for r in csv.DictReader(open(sys.argv[1]))}
 k = int(sys.argv[2])
-print(int((p[k] + p[k + 1]) / 2))
+peak = max(csv.DictReader(open(sys.argv[3])), key=lambda r: int(r["rss"]))
+print(int((p[k] + p[k + 1]) / 2) - int(peak["rss_file"]))
 PY
   stamp "cap halfway between the predicted pw $CAP_PW and $((CAP_PW + 1)): $(cat "$OUT/cap.txt") bytes"
   sed -n '/^capacity/,/^timing/p' "$R/fit/pw-1.analyze.txt" 2>/dev/null || "$Z" analyze "$R/fit/pw-1" | sed -n '/^capacity/,/^timing/p'
