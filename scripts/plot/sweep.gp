@@ -18,17 +18,19 @@ set ylabel "peak RSS (GiB)"
 set yrange [0:*]
 set xtics 1
 set offsets 0.5, 0.5, 0, 0
-set key top left
-cmd = "plot dat using 1:2 with points pt 7 ps 1.5 lc rgb '#2ca02c' title 'measured peak (completed)'"
+set key inside bottom right box opaque
+# the model's band first, so the measured points are drawn over it
+cmd = "plot "
 if (ARG6 eq "1") {
-    cmd = cmd . ", model using 1:3:4 with filledcurves lc rgb '#aec7e8' fs transparent solid 0.5 title 'model: 95% interval'"
-    cmd = cmd . ", model using 1:2 with lines lc rgb '#1f77b4' lw 2 title 'model: predicted peak'"
+    cmd = cmd . "model using 1:3:4 with filledcurves lc rgb '#aec7e8' fs transparent solid 0.5 title 'model: 95% interval', "
+    cmd = cmd . "model using 1:2 with lines lc rgb '#1f77b4' lw 2 title 'model: predicted peak', "
 }
+cmd = cmd . "dat using 1:2 with points pt 7 ps 1.5 lc rgb '#2ca02c' title 'measured peak (completed)'"
 if (ARG7 eq "1") {
     cmd = cmd . ", killed using 1:2 with points pt 2 ps 2 lw 2 lc rgb '#d62728' title 'OOM-killed (peak reached)'"
 }
 if (strlen(lim) > 0) {
-    cmd = cmd . sprintf(", %s with lines lc rgb '#000000' dt 2 lw 2 title '%s %.2f GiB'", lim, limlabel, real(lim))
+    cmd = cmd . sprintf(", %s with lines lc rgb '#000000' dt 2 lw 2 title '%s %.3f GiB'", lim, limlabel, real(lim))
 }
 do for [fmt = 1:2] {
     if (fmt == 1) { @PNG } else { @SVG }
