@@ -678,7 +678,7 @@ static json_t *coef_json(double v, double se)
     return o;
 }
 
-static char *fmt_bytes(char *buf, size_t len, double v)
+char *analyze_fmt_bytes(char *buf, size_t len, double v)
 {
     double a = fabs(v);
     if (!isfinite(v))
@@ -706,10 +706,10 @@ static void capacity_fits_text(char *out, size_t cap, const analyze_result_t *R)
     capacity_bound_text(bound, sizeof bound, m, 4096);
     int n = snprintf(out, cap, "a partition holds %s synthesizing, %s waiting, %s proving, %s finishing, plus "
                      "%.0f%% untracked; %s",
-                     fmt_bytes(b1, sizeof b1, m->state_bytes[CAPACITY_SYNTH]),
-                     fmt_bytes(b2, sizeof b2, m->state_bytes[CAPACITY_HELD]),
-                     fmt_bytes(b3, sizeof b3, m->state_bytes[CAPACITY_PROVE]),
-                     fmt_bytes((char[32]){0}, 32, m->state_bytes[CAPACITY_FINISH]),
+                     analyze_fmt_bytes(b1, sizeof b1, m->state_bytes[CAPACITY_SYNTH]),
+                     analyze_fmt_bytes(b2, sizeof b2, m->state_bytes[CAPACITY_HELD]),
+                     analyze_fmt_bytes(b3, sizeof b3, m->state_bytes[CAPACITY_PROVE]),
+                     analyze_fmt_bytes((char[32]){0}, 32, m->state_bytes[CAPACITY_FINISH]),
                      100 * m->untracked_share, bound);
     if (n > 0 && (size_t)n < cap && R->largest_pw >= 0)
         snprintf(out + n, cap - (size_t)n, "; the largest pw that fits is %d", R->largest_pw);
@@ -1286,13 +1286,13 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
             snprintf(R.reason, sizeof R.reason,
                      "%s: %s grows %s per completed proof (95%% CI %s .. %s) over %zu proofs; after drain it is %s "
                      "above baseline; tracked buffers never freed: %s",
-                     R.leak_where, analyze_layer_name(R.leak_layer), fmt_bytes(b1, sizeof b1, Ll->g),
-                     fmt_bytes(b2, sizeof b2, Ll->g_lo), fmt_bytes(b3, sizeof b3, Ll->g_hi), R.proofs_done,
-                     isfinite(Ll->after_drain) ? fmt_bytes((char[32]){0}, 32, Ll->after_drain - Ll->baseline) : "n/a (not drained)",
-                     fmt_bytes((char[32]){0}, 32, R.never_freed_bytes));
+                     R.leak_where, analyze_layer_name(R.leak_layer), analyze_fmt_bytes(b1, sizeof b1, Ll->g),
+                     analyze_fmt_bytes(b2, sizeof b2, Ll->g_lo), analyze_fmt_bytes(b3, sizeof b3, Ll->g_hi), R.proofs_done,
+                     isfinite(Ll->after_drain) ? analyze_fmt_bytes((char[32]){0}, 32, Ll->after_drain - Ll->baseline) : "n/a (not drained)",
+                     analyze_fmt_bytes((char[32]){0}, 32, R.never_freed_bytes));
         else
             snprintf(R.reason, sizeof R.reason, "%s: %s of tracked buffers were never freed (excluding params, "
-                     "circuit and NTT tables)", R.leak_where, fmt_bytes(b1, sizeof b1, R.never_freed_bytes));
+                     "circuit and NTT tables)", R.leak_where, analyze_fmt_bytes(b1, sizeof b1, R.never_freed_bytes));
         ev = json_incref(jleak);
     } else if (pileup) {
         R.verdict = ANALYZE_QUEUE_PILEUP;
@@ -1301,7 +1301,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
                  "for %.1f s (%.0f%% of the %.1f s active); each queued partition holds %s",
                  pw + (depth > 0 ? depth : 0), pw, depth > 0 ? depth : 0, R.pileup_excess, R.pileup_s,
                  100 * R.pileup_s / active_s, active_s,
-                 fmt_bytes(b1, sizeof b1, json_number_value(json_object_get(jp, "f_queue_rss"))));
+                 analyze_fmt_bytes(b1, sizeof b1, json_number_value(json_object_get(jp, "f_queue_rss"))));
         ev = json_incref(jp);
     } else if (held) {
         R.verdict = ANALYZE_HELD_TOO_LONG;
@@ -1321,10 +1321,10 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         snprintf(R.reason, sizeof R.reason,
                  "after drain je_allocated is back to baseline (+%s) but RSS - je_allocated is %s above its "
                  "baseline gap (%.0f%% of the peak working set); je_dirty %s, je_muzzy %s at the end",
-                 fmt_bytes(b1, sizeof b1, heap_back), fmt_bytes(b2, sizeof b2, R.retained_bytes),
+                 analyze_fmt_bytes(b1, sizeof b1, heap_back), analyze_fmt_bytes(b2, sizeof b2, R.retained_bytes),
                  100 * R.retained_share,
-                 fmt_bytes(b3, sizeof b3, cdirty >= 0 ? run_csv_num(sc, n - 1, cdirty) : NAN),
-                 fmt_bytes((char[32]){0}, 32, cmuzzy >= 0 ? run_csv_num(sc, n - 1, cmuzzy) : NAN));
+                 analyze_fmt_bytes(b3, sizeof b3, cdirty >= 0 ? run_csv_num(sc, n - 1, cdirty) : NAN),
+                 analyze_fmt_bytes((char[32]){0}, 32, cmuzzy >= 0 ? run_csv_num(sc, n - 1, cmuzzy) : NAN));
         ev = json_incref(jret);
     } else if (capacity) {
         R.verdict = ANALYZE_CAPACITY;
@@ -1334,21 +1334,21 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
             snprintf(R.reason, sizeof R.reason,
                      "no leak, retention or pile-up: the run was OOM-killed under its memory limit %s at peak RSS "
                      "%s (file-backed pages are not charged to the cgroup); %s",
-                     fmt_bytes(b1, sizeof b1, jnum_get(rj, "mem_limit")), fmt_bytes(b2, sizeof b2, R.peak_rss), fits);
+                     analyze_fmt_bytes(b1, sizeof b1, jnum_get(rj, "mem_limit")), analyze_fmt_bytes(b2, sizeof b2, R.peak_rss), fits);
         else
         {
             char filepart[96] = "";
             double fb = jnum_get(jc, "file_backed_at_peak");
             if (isfinite(fb) && fb > 0)
                 snprintf(filepart, sizeof filepart, ", plus %s of file-backed RSS the cgroup does not charge",
-                         fmt_bytes((char[32]){0}, 32, fb));
+                         analyze_fmt_bytes((char[32]){0}, 32, fb));
             snprintf(R.reason, sizeof R.reason,
                      "no leak, retention or pile-up, but peak RSS %s is above %s (%s %s less a %.0f%% margin%s); %s",
-                     fmt_bytes(b1, sizeof b1, R.peak_rss), fmt_bytes(b2, sizeof b2, R.limit_rss),
+                     analyze_fmt_bytes(b1, sizeof b1, R.peak_rss), analyze_fmt_bytes(b2, sizeof b2, R.limit_rss),
                      strcmp(ram_src, "run.json mem_limit") == 0 || strcmp(ram_src, "--mem-limit") == 0
                          ? "memory limit"
                          : "RAM",
-                     fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, filepart, fits);
+                     analyze_fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, filepart, fits);
         }
         ev = json_incref(jc);
     } else {
@@ -1358,9 +1358,9 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         snprintf(R.reason, sizeof R.reason,
                  "no growth per proof (largest leak-layer rate %s, CI %s .. %s), no retention, pile-up or long "
                  "holds; peak RSS %s, baseline %s; %s",
-                 fmt_bytes(b3, sizeof b3, R.leak_rate), fmt_bytes((char[32]){0}, 32, R.leak_lo),
-                 fmt_bytes((char[32]){0}, 32, R.leak_hi), fmt_bytes((char[32]){0}, 32, R.peak_rss),
-                 fmt_bytes((char[32]){0}, 32, R.baseline_rss), fits);
+                 analyze_fmt_bytes(b3, sizeof b3, R.leak_rate), analyze_fmt_bytes((char[32]){0}, 32, R.leak_lo),
+                 analyze_fmt_bytes((char[32]){0}, 32, R.leak_hi), analyze_fmt_bytes((char[32]){0}, 32, R.peak_rss),
+                 analyze_fmt_bytes((char[32]){0}, 32, R.baseline_rss), fits);
         ev = json_incref(jc);
     }
     json_t *checks = json_pack("{s:b,s:b,s:b,s:b,s:b}", "leak", R.leak_layer >= 0 || nf_leak, "queue-pileup", pileup,

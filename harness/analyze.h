@@ -162,6 +162,10 @@ double analyze_predict_peak(const analyze_result_t *r, int pw);
  * write to a temp file, rename): the rest of run.json is kept. */
 int analyze_write_verdict(const char *dir, const analyze_result_t *r, char *err, size_t errlen);
 
+/* Bytes for people: "1.50 GiB", "12.3 MiB", "4.0 KiB", "512 B"; "n/a" when
+ * not finite. Returns buf. */
+char *analyze_fmt_bytes(char *buf, size_t len, double v);
+
 /* Parses a size: "128G", "755GiB", "64000000000", "512M", "1.5T" (binary
  * units; a bare number is bytes). Returns false when malformed. */
 bool analyze_parse_size(uint64_t *ret, const char *text);

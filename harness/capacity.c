@@ -10,8 +10,6 @@
 
 #include "harness/analyze.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-#define MIB (1024.0 * 1024.0)
 
 /* The model is refused when its 95% half-width at the run's own pw is
  * above this share of what the partitions add over the baseline. */
@@ -29,20 +27,6 @@ static int cfg_int(const json_t *cfg, const char *key, int dflt)
 {
     const json_t *v = json_object_get(cfg, key);
     return json_is_number(v) && json_number_value(v) >= 0 ? (int)json_number_value(v) : dflt;
-}
-
-static char *fmt_bytes(char *buf, size_t len, double v)
-{
-    double a = fabs(v);
-    if (!isfinite(v))
-        snprintf(buf, len, "n/a");
-    else if (a >= GIB)
-        snprintf(buf, len, "%.2f GiB", v / GIB);
-    else if (a >= MIB)
-        snprintf(buf, len, "%.1f MiB", v / MIB);
-    else
-        snprintf(buf, len, "%.1f KiB", v / 1024);
-    return buf;
 }
 
 /* ---- per-partition bytes by state, from buffers.csv and stages.csv ---- */
@@ -344,7 +328,7 @@ void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int p
                  m->gpu_workers == 1 ? "" : "s", m->finishing);
     else
         snprintf(out, cap, "each synthesis worker (pw) adds %s (the partition it holds, with %.0f%% untracked)",
-                 fmt_bytes(b1, sizeof b1,
+                 analyze_fmt_bytes(b1, sizeof b1,
                            (1 + m->untracked_share) *
                                fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD])),
                  100 * m->untracked_share);
@@ -446,7 +430,7 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
         snprintf(m->why, sizeof m->why,
                  "RSS at the peak is %s below the baseline plus the partitions' %s: the baseline held memory the "
                  "run reused, and the model does not describe this run",
-                 fmt_bytes(b1, sizeof b1, -m->untracked), fmt_bytes(b2, sizeof b2, m->tracked_run));
+                 analyze_fmt_bytes(b1, sizeof b1, -m->untracked), analyze_fmt_bytes(b2, sizeof b2, m->tracked_run));
         return 0;
     }
     capacity_model_t no_load = *m;
@@ -458,8 +442,8 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
         snprintf(m->why, sizeof m->why,
                  "the model is too uncertain: at pw %d it adds %s over the baseline +- %s (RSS beyond the tracked "
                  "buffers varies by %s near the peak)",
-                 m->pw, fmt_bytes(b1, sizeof b1, added), fmt_bytes(b2, sizeof b2, half),
-                 fmt_bytes((char[32]){0}, 32, m->untracked_sd));
+                 m->pw, analyze_fmt_bytes(b1, sizeof b1, added), analyze_fmt_bytes(b2, sizeof b2, half),
+                 analyze_fmt_bytes((char[32]){0}, 32, m->untracked_sd));
         return 0;
     }
     m->ok = true;
@@ -468,14 +452,14 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
                  "RSS beyond the tracked buffers (%s near the peak) is more than the partitions hold: it is scaled "
                  "with them, but much of it may be fixed (a runtime, pinned staging), so predictions far from pw %d "
                  "are rough",
-                 fmt_bytes(b1, sizeof b1, m->untracked), m->pw);
+                 analyze_fmt_bytes(b1, sizeof b1, m->untracked), m->pw);
     double miss = isfinite(measured_peak) && measured_peak > m->baseline
                       ? (c.peak - measured_peak) / (measured_peak - m->baseline) : 0;
     if (fabs(miss) > MISS_SHARE && !m->warning[0])
         snprintf(m->warning, sizeof m->warning,
                  "at the run's own pw %d the model gives %s, the run peaked at %s (%+.0f%% of the working set): "
                  "the pipeline was not saturated at its peak, or the peak was brief",
-                 m->pw, fmt_bytes(b1, sizeof b1, c.peak), fmt_bytes(b2, sizeof b2, measured_peak), 100 * miss);
+                 m->pw, analyze_fmt_bytes(b1, sizeof b1, c.peak), analyze_fmt_bytes(b2, sizeof b2, measured_peak), 100 * miss);
     return 0;
 }
 

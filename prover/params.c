@@ -21,10 +21,7 @@
 #define G2_BYTES ENCODE_G2_UNCOMPRESSED_BYTES
 #define DECODE_CHUNK 4096
 
-static int set_error(params_error_t *err, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int set_error(params_error_t *err, int rc, const char *fmt, ...)
+int params_error_set(params_error_t *err, int rc, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -122,7 +119,7 @@ struct cursor {
 static int cursor_u32(struct cursor *c, const char *what, uint32_t *ret)
 {
     if (c->size - c->pos < 4)
-        return set_error(c->err, -EINVAL, "%s: truncated at byte %zu: expected the %s count", c->path,
+        return params_error_set(c->err, -EINVAL, "%s: truncated at byte %zu: expected the %s count", c->path,
                          c->pos, what);
     const uint8_t *b = c->base + c->pos;
     *ret = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
@@ -169,7 +166,7 @@ static int decode_points(struct cursor *c, const char *what, void *dst, size_t n
 {
     size_t size = g2 ? G2_BYTES : G1_BYTES;
     if (n > (c->size - c->pos) / size)
-        return set_error(c->err, -EINVAL, "%s: truncated: %s holds %zu points of %zu bytes at byte %zu, "
+        return params_error_set(c->err, -EINVAL, "%s: truncated: %s holds %zu points of %zu bytes at byte %zu, "
                          "but only %zu bytes remain", c->path, what, n, size, c->pos, c->size - c->pos);
     struct decode_job job = {.src = c->base + c->pos, .dst = dst, .n = n, .g2 = g2, .flags = flags};
     atomic_init(&job.bad_index, SIZE_MAX);
@@ -177,7 +174,7 @@ static int decode_points(struct cursor *c, const char *what, void *dst, size_t n
     parallel_for((n + DECODE_CHUNK - 1) / DECODE_CHUNK, threads, decode_chunk, &job);
     size_t bad = atomic_load(&job.bad_index);
     if (bad != SIZE_MAX)
-        return set_error(c->err, -EINVAL, "%s: %s point %zu (byte offset %zu): %s", c->path, what, bad,
+        return params_error_set(c->err, -EINVAL, "%s: %s point %zu (byte offset %zu): %s", c->path, what, bad,
                          c->pos + bad * size, encode_strerror(atomic_load(&job.bad_code)));
     c->pos += n * size;
     return 0;
@@ -206,12 +203,12 @@ static int map_file(struct mapped_file *m, const char *path, params_error_t *err
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        return set_error(err, -e, "%s: cannot open: %s", path, strerror(e));
+        return params_error_set(err, -e, "%s: cannot open: %s", path, strerror(e));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return set_error(err, -EINVAL, "%s: not a regular file", path);
+        return params_error_set(err, -EINVAL, "%s: not a regular file", path);
     }
     m->size = (size_t)st.st_size;
     m->data = NULL;
@@ -220,7 +217,7 @@ static int map_file(struct mapped_file *m, const char *path, params_error_t *err
         if (p == MAP_FAILED) {
             int e = errno;
             close(fd);
-            return set_error(err, -e, "%s: cannot map: %s", path, strerror(e));
+            return params_error_set(err, -e, "%s: cannot map: %s", path, strerror(e));
         }
         madvise(p, m->size, MADV_SEQUENTIAL);
         m->data = p;
@@ -241,7 +238,7 @@ static int read_count(struct cursor *c, const char *what, size_t point_bytes, ui
     if (rc < 0)
         return rc;
     if ((uint64_t)*n * point_bytes > c->size - c->pos)
-        return set_error(c->err, -EINVAL, "%s: %s count %u needs %llu bytes, only %zu remain (truncated file?)",
+        return params_error_set(c->err, -EINVAL, "%s: %s count %u needs %llu bytes, only %zu remain (truncated file?)",
                          c->path, what, *n, (unsigned long long)*n * point_bytes, c->size - c->pos);
     return 0;
 }
@@ -281,14 +278,14 @@ int params_read(groth16_params_t **ret, const char *path, unsigned flags, unsign
         goto fail;
     c.pos += (size_t)n_b2 * G2_BYTES;
     if (c.pos != c.size) {
-        rc = set_error(err, -EINVAL, "%s: %zu unexpected bytes after the b_g2 points (file is %zu bytes, "
+        rc = params_error_set(err, -EINVAL, "%s: %zu unexpected bytes after the b_g2 points (file is %zu bytes, "
                        "the layout ends at %zu)", path, c.size - c.pos, c.size, c.pos);
         goto fail;
     }
     c.pos = save;
 
     if ((rc = params_alloc(&p, n_ic, n_h, n_l, n_a, n_b1, n_b2)) < 0) {
-        set_error(err, rc, "%s: out of memory for %llu bytes of parameters", path,
+        params_error_set(err, rc, "%s: out of memory for %llu bytes of parameters", path,
                   (unsigned long long)m.size);
         goto fail;
     }
@@ -330,13 +327,13 @@ int params_vk_read(groth16_vk_t *out, const char *path, params_error_t *err)
     if ((rc = read_vk_fixed(&c, &vk, 0)) < 0 || (rc = read_count(&c, "ic", G1_BYTES, &n_ic)) < 0)
         goto done;
     if (c.pos + (size_t)n_ic * G1_BYTES != c.size) {
-        rc = set_error(err, -EINVAL, "%s: a verifying key with %u ic points is %zu bytes, the file has %zu",
+        rc = params_error_set(err, -EINVAL, "%s: a verifying key with %u ic points is %zu bytes, the file has %zu",
                        path, n_ic, c.pos + (size_t)n_ic * G1_BYTES, c.size);
         goto done;
     }
     vk.ic = params_array(n_ic, sizeof(g1_affine_t));
     if (!vk.ic) {
-        rc = set_error(err, -ENOMEM, "%s: out of memory", path);
+        rc = params_error_set(err, -ENOMEM, "%s: out of memory", path);
         goto done;
     }
     vk.n_ic = n_ic;
@@ -392,13 +389,13 @@ static void put_vk(FILE *f, const groth16_vk_t *vk)
 static FILE *open_temp(const char *path, char *tmp, size_t cap, params_error_t *err, int *rc)
 {
     if ((size_t)snprintf(tmp, cap, "%s.tmp.XXXXXX", path) >= cap) {
-        *rc = set_error(err, -ENAMETOOLONG, "%s: path too long", path);
+        *rc = params_error_set(err, -ENAMETOOLONG, "%s: path too long", path);
         return NULL;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        *rc = set_error(err, -e, "%s: cannot create a file there: %s", path, strerror(e));
+        *rc = params_error_set(err, -e, "%s: cannot create a file there: %s", path, strerror(e));
         return NULL;
     }
     fchmod(fd, 0644);
@@ -407,7 +404,7 @@ static FILE *open_temp(const char *path, char *tmp, size_t cap, params_error_t *
         int e = errno;
         close(fd);
         unlink(tmp);
-        *rc = set_error(err, -e, "%s: %s", path, strerror(e));
+        *rc = params_error_set(err, -e, "%s: %s", path, strerror(e));
         return NULL;
     }
     setvbuf(f, NULL, _IOFBF, 1 << 20);
@@ -432,7 +429,7 @@ static int close_temp(FILE *f, const char *tmp, const char *path, params_error_t
     }
     if (bad) {
         unlink(tmp);
-        return set_error(err, -(e ? e : EIO), "%s: write failed: %s", path, strerror(e ? e : EIO));
+        return params_error_set(err, -(e ? e : EIO), "%s: write failed: %s", path, strerror(e ? e : EIO));
     }
     return 0;
 }
@@ -443,7 +440,7 @@ int params_write(const char *path, const groth16_params_t *p, params_error_t *er
     int rc = 0;
     if (p->vk.n_ic > UINT32_MAX || p->n_h > UINT32_MAX || p->n_l > UINT32_MAX || p->n_a > UINT32_MAX ||
         p->n_b_g1 > UINT32_MAX || p->n_b_g2 > UINT32_MAX)
-        return set_error(err, -EOVERFLOW, "%s: a section has more than 2^32 - 1 points", path);
+        return params_error_set(err, -EOVERFLOW, "%s: a section has more than 2^32 - 1 points", path);
     FILE *f = open_temp(path, tmp, sizeof tmp, err, &rc);
     if (!f)
         return rc;

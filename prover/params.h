@@ -61,6 +61,10 @@ typedef struct {
     char msg[256];
 } params_error_t;
 
+/* Formats the message into err (when not NULL) and returns rc: the one
+ * error path of the parameter readers and writers. */
+int params_error_set(params_error_t *err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Allocates the point arrays (tracked, MEM_KIND_PARAMS) for the given
  * counts, zeroed; the caller fills them. Free with params_free. */
 int params_alloc(groth16_params_t **ret, size_t n_ic, size_t n_h, size_t n_l, size_t n_a,

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,20 +62,6 @@ _Static_assert(sizeof(struct vk_fixed) == 3 * sizeof(g1_affine_t) + 3 * sizeof(g
                "no padding in the vk section");
 _Static_assert(sizeof(struct map_header) <= MAP_ALIGN, "the header fits before the payload");
 
-static int set_error(params_error_t *err, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int set_error(params_error_t *err, int rc, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -115,16 +100,16 @@ static int map_whole(const uint8_t **data, size_t *size, const char *path, int m
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        return set_error(err, -e, "%s: cannot open: %s", path, strerror(e));
+        return params_error_set(err, -e, "%s: cannot open: %s", path, strerror(e));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return set_error(err, -EINVAL, "%s: not a regular file", path);
+        return params_error_set(err, -EINVAL, "%s: not a regular file", path);
     }
     if ((uint64_t)st.st_size > SIZE_MAX) {
         close(fd);
-        return set_error(err, -EFBIG, "%s: too large to map", path);
+        return params_error_set(err, -EFBIG, "%s: too large to map", path);
     }
     *size = (size_t)st.st_size;
     *data = NULL;
@@ -133,7 +118,7 @@ static int map_whole(const uint8_t **data, size_t *size, const char *path, int m
         if (p == MAP_FAILED) {
             int e = errno;
             close(fd);
-            return set_error(err, -e, "%s: cannot map: %s", path, strerror(e));
+            return params_error_set(err, -e, "%s: cannot map: %s", path, strerror(e));
         }
         *data = p;
     }
@@ -156,7 +141,7 @@ int params_source_identify(params_source_t *ret, const char *path, unsigned thre
     if (data)
         munmap((void *)data, size);
     if (rc < 0)
-        return set_error(err, rc, "%s: out of memory", path);
+        return params_error_set(err, rc, "%s: out of memory", path);
     ret->bytes = size;
     ret->checksum = sum;
     return 0;
@@ -209,52 +194,52 @@ static int header_check(const struct map_header *h, uint64_t file_size, const ch
                         params_error_t *err)
 {
     if (memcmp(h->magic, MAP_MAGIC, 8) != 0)
-        return set_error(err, -EINVAL, "%s: not a zkbench parameter layout cache (bad magic)", path);
+        return params_error_set(err, -EINVAL, "%s: not a zkbench parameter layout cache (bad magic)", path);
     if (h->version != PARAMS_MAP_VERSION)
-        return set_error(err, -EINVAL, "%s: format version %u, this build reads version %u", path,
+        return params_error_set(err, -EINVAL, "%s: format version %u, this build reads version %u", path,
                          h->version, PARAMS_MAP_VERSION);
     uint64_t hc = checksum_xxh64(h, offsetof(struct map_header, header_checksum), 0);
     if (h->header_checksum != hc)
-        return set_error(err, -EINVAL, "%s: header checksum %016llx, the header hashes to %016llx "
+        return params_error_set(err, -EINVAL, "%s: header checksum %016llx, the header hashes to %016llx "
                          "(corrupted header)", path, (unsigned long long)h->header_checksum,
                          (unsigned long long)hc);
     if (h->header_bytes != sizeof *h || h->byte_order != MAP_BYTE_ORDER || h->limb_bits != 64 ||
         h->fp_limbs != 6 || h->g1_bytes != sizeof(g1_affine_t) || h->g2_bytes != sizeof(g2_affine_t) ||
         memcmp(h->fp_one, FP_ONE.l, sizeof h->fp_one) != 0)
-        return set_error(err, -EINVAL, "%s: written for another layout (header %u bytes, byte order "
+        return params_error_set(err, -EINVAL, "%s: written for another layout (header %u bytes, byte order "
                          "%016llx, %u x %u-bit limbs, G1 %u bytes, G2 %u bytes, or another Montgomery R); "
                          "this build has header %zu, byte order %016llx, 6 x 64-bit limbs, G1 %zu, G2 %zu",
                          path, h->header_bytes, (unsigned long long)h->byte_order, h->fp_limbs,
                          h->limb_bits, h->g1_bytes, h->g2_bytes, sizeof *h,
                          (unsigned long long)MAP_BYTE_ORDER, sizeof(g1_affine_t), sizeof(g2_affine_t));
     if (h->file_bytes != file_size)
-        return set_error(err, -EINVAL, "%s: %llu bytes, the header says %llu (%s)", path,
+        return params_error_set(err, -EINVAL, "%s: %llu bytes, the header says %llu (%s)", path,
                          (unsigned long long)file_size, (unsigned long long)h->file_bytes,
                          file_size < h->file_bytes ? "truncated" : "trailing bytes");
     if (h->align < 64 || (h->align & (h->align - 1)) != 0)
-        return set_error(err, -EINVAL, "%s: section alignment %llu is not a power of two >= 64", path,
+        return params_error_set(err, -EINVAL, "%s: section alignment %llu is not a power of two >= 64", path,
                          (unsigned long long)h->align);
     if (h->payload_offset < sizeof *h || h->payload_offset != h->offset[SEC_VK] ||
         h->payload_offset > h->file_bytes || h->payload_bytes != h->file_bytes - h->payload_offset)
-        return set_error(err, -EINVAL, "%s: payload at %llu (%llu bytes) does not fit a file of %llu "
+        return params_error_set(err, -EINVAL, "%s: payload at %llu (%llu bytes) does not fit a file of %llu "
                          "bytes after a %zu-byte header", path, (unsigned long long)h->payload_offset,
                          (unsigned long long)h->payload_bytes, (unsigned long long)h->file_bytes,
                          sizeof *h);
     if (h->count[SEC_VK] != 1)
-        return set_error(err, -EINVAL, "%s: vk count %llu, expected 1", path,
+        return params_error_set(err, -EINVAL, "%s: vk count %llu, expected 1", path,
                          (unsigned long long)h->count[SEC_VK]);
     uint64_t end = h->payload_offset;
     for (int s = 0; s < SEC_COUNT; s++) {
         uint64_t off = h->offset[s], elt = sec_elt_bytes(s);
         if (off % h->align != 0 || off < end || off > h->file_bytes ||
             h->count[s] > (h->file_bytes - off) / elt)
-            return set_error(err, -EINVAL, "%s: section %s (%llu points at byte %llu) is misaligned, "
+            return params_error_set(err, -EINVAL, "%s: section %s (%llu points at byte %llu) is misaligned, "
                              "overlaps the one before, or runs past the end of the file", path,
                              sec_name[s], (unsigned long long)h->count[s], (unsigned long long)off);
         end = off + h->count[s] * elt;
     }
     if (end != h->file_bytes)
-        return set_error(err, -EINVAL, "%s: the sections end at byte %llu, the file at %llu", path,
+        return params_error_set(err, -EINVAL, "%s: the sections end at byte %llu, the file at %llu", path,
                          (unsigned long long)end, (unsigned long long)h->file_bytes);
     return 0;
 }
@@ -271,7 +256,7 @@ int params_map_read(groth16_params_t **ret, const char *path, const params_sourc
         return rc;
     struct map_header h;
     if (size < sizeof h) {
-        rc = set_error(err, -EINVAL, "%s: %zu bytes, shorter than the %zu-byte header (truncated)", path,
+        rc = params_error_set(err, -EINVAL, "%s: %zu bytes, shorter than the %zu-byte header (truncated)", path,
                        size, sizeof h);
         goto fail;
     }
@@ -280,12 +265,12 @@ int params_map_read(groth16_params_t **ret, const char *path, const params_sourc
         goto fail;
     for (size_t i = sizeof h; i < h.payload_offset; i++)
         if (data[i] != 0) {
-            rc = set_error(err, -EINVAL, "%s: byte %zu between the header and the payload is not zero",
+            rc = params_error_set(err, -EINVAL, "%s: byte %zu between the header and the payload is not zero",
                            path, i);
             goto fail;
         }
     if (src && (h.source_bytes != src->bytes || h.source_checksum != src->checksum)) {
-        rc = set_error(err, -ESTALE, "%s: derived from a parameter file of %llu bytes with checksum "
+        rc = params_error_set(err, -ESTALE, "%s: derived from a parameter file of %llu bytes with checksum "
                        "%016llx, not this one (%llu bytes, %016llx)", path,
                        (unsigned long long)h.source_bytes, (unsigned long long)h.source_checksum,
                        (unsigned long long)src->bytes, (unsigned long long)src->checksum);
@@ -296,18 +281,18 @@ int params_map_read(groth16_params_t **ret, const char *path, const params_sourc
     madvise((void *)(uintptr_t)data, size, MADV_WILLNEED);
     uint64_t sum;
     if ((rc = checksum_tree(&sum, data + h.payload_offset, h.payload_bytes, threads)) < 0) {
-        set_error(err, rc, "%s: out of memory", path);
+        params_error_set(err, rc, "%s: out of memory", path);
         goto fail;
     }
     if (sum != h.payload_checksum) {
-        rc = set_error(err, -EBADMSG, "%s: payload checksum %016llx, the header says %016llx "
+        rc = params_error_set(err, -EBADMSG, "%s: payload checksum %016llx, the header says %016llx "
                        "(corrupted contents)", path, (unsigned long long)sum,
                        (unsigned long long)h.payload_checksum);
         goto fail;
     }
     groth16_params_t *p = calloc(1, sizeof *p);
     if (!p) {
-        rc = set_error(err, -ENOMEM, "%s: out of memory", path);
+        rc = params_error_set(err, -ENOMEM, "%s: out of memory", path);
         goto fail;
     }
     const struct vk_fixed *vk = (const void *)(data + h.offset[SEC_VK]);
@@ -394,17 +379,17 @@ int params_map_write(const char *path, const groth16_params_t *p, const params_s
 {
     struct map_header h;
     if (layout_init(&h, p) < 0)
-        return set_error(err, -EOVERFLOW, "%s: the parameters are too large for a layout cache", path);
+        return params_error_set(err, -EOVERFLOW, "%s: the parameters are too large for a layout cache", path);
     h.source_bytes = src->bytes;
     h.source_checksum = src->checksum;
 
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp)
-        return set_error(err, -ENAMETOOLONG, "%s: path too long", path);
+        return params_error_set(err, -ENAMETOOLONG, "%s: path too long", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        return set_error(err, -e, "%s: cannot create the layout cache there: %s", path, strerror(e));
+        return params_error_set(err, -e, "%s: cannot create the layout cache there: %s", path, strerror(e));
     }
     fchmod(fd, 0644);
     const struct vk_fixed vk = {
@@ -456,10 +441,10 @@ int params_map_write(const char *path, const groth16_params_t *p, const params_s
     }
     if (rc < 0) {
         unlink(tmp);
-        return set_error(err, rc, "%s: cannot write the layout cache (%s): %s", path, what, strerror(-rc));
+        return params_error_set(err, rc, "%s: cannot write the layout cache (%s): %s", path, what, strerror(-rc));
     }
     if ((rc = sync_dir_of(path)) < 0)
-        return set_error(err, rc, "%s: written, but syncing its folder failed: %s", path, strerror(-rc));
+        return params_error_set(err, rc, "%s: written, but syncing its folder failed: %s", path, strerror(-rc));
     return 0;
 }
 
@@ -481,7 +466,7 @@ int params_map_open(groth16_params_t **ret, const char *map_path, const char *pa
     double t0 = now_s();
     rc = params_map_read(&p, map_path, &src, threads, &why);
     if (rc == -ENOMEM) {
-        set_error(err, rc, "%s", why.msg);
+        params_error_set(err, rc, "%s", why.msg);
         return rc;
     }
     if (rc < 0) {
