@@ -374,6 +374,20 @@ expect_error("check, malformed limit", ["check", good, "--baseline", os.path.joi
 with open(os.path.join(tmp, "trunc.json"), "w") as f:
     f.write('{"format": "zkbench-baseline-1", "limits": {')
 expect_error("check, truncated baseline", ["check", good, "--baseline", os.path.join(tmp, "trunc.json")])
+# a baseline that checks nothing must not pass the gate
+with open(os.path.join(tmp, "nolimits.json"), "w") as f:
+    json.dump({"format": "zkbench-baseline-1", "limits": {}}, f)
+expect_error("check, empty limits", ["check", good, "--baseline", os.path.join(tmp, "nolimits.json")], contains="nolimits.json")
+with open(base) as f:
+    typo = json.load(f)
+typo["limits"]["peak_rs"] = typo["limits"].pop("peak_rss")
+with open(os.path.join(tmp, "typo.json"), "w") as f:
+    json.dump(typo, f)
+expect_error("check, misspelled limit", ["check", good, "--baseline", os.path.join(tmp, "typo.json")], contains="'peak_rs'")
+with open(os.path.join(tmp, "onlytypo.json"), "w") as f:
+    json.dump({"format": "zkbench-baseline-1", "limits": {"leak_bytes_per_prof": {"max": 1}}}, f)
+expect_error("check, only an unknown limit", ["check", good, "--baseline", os.path.join(tmp, "onlytypo.json")],
+             contains="onlytypo.json")
 expect_error("check, bad run", ["check", bad["short row"], "--baseline", base])
 
 if fails:
