@@ -178,6 +178,27 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
         return cli_error(2, "check: %s: not a zkbench baseline (expected \"format\": \"%s\" and a \"limits\" object)",
                          path, BASELINE_FORMAT);
     }
+    /* A baseline that checks nothing would turn the gate off silently. */
+    static const char *const known[] = {"peak_rss", "footprint_per_partition", "leak_bytes_per_proof",
+                                        "s_per_proof_ratio", "verdicts", NULL};
+    if (json_object_size(lim) == 0) {
+        json_decref(b);
+        return cli_error(2, "check: %s: \"limits\" is empty, expected at least one of peak_rss, "
+                         "footprint_per_partition, leak_bytes_per_proof, s_per_proof_ratio, verdicts", path);
+    }
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)lim, key, val) {
+        const char *const *k = known;
+        while (*k && strcmp(*k, key) != 0)
+            k++;
+        if (!*k) {
+            int rc = cli_error(2, "check: %s: unknown limit '%s', expected one of peak_rss, footprint_per_partition, "
+                               "leak_bytes_per_proof, s_per_proof_ratio, verdicts", path, key);
+            json_decref(b);
+            return rc;
+        }
+    }
     double pv, pt, ps, fv, ft, fs;
     bool has_peak = limit_pair(lim, "peak_rss", &pv, &pt, &ps),
          has_fp = limit_pair(lim, "footprint_per_partition", &fv, &ft, &fs);

@@ -180,20 +180,20 @@ const char *sampler_occ_name(enum sampler_occ i)
     return (unsigned)i < SAMPLER_OCC_COUNT ? names[i] : NULL;
 }
 
-static void write_header(sampler_t *s)
+void sampler_write_header(FILE *csv, bool smaps_rollup)
 {
     fputs("t_ms,rss,rss_anon,rss_file,hwm,je_allocated,je_active,je_resident,je_mapped,je_retained,"
           "je_metadata,je_dirty,je_muzzy,gpu_used",
-          s->csv);
+          csv);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
-        fprintf(s->csv, ",live_%s", mem_kind_name((enum mem_kind)k));
+        fprintf(csv, ",live_%s", mem_kind_name((enum mem_kind)k));
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
-        fprintf(s->csv, ",%s", sampler_occ_name((enum sampler_occ)i));
-    fputs(",tick_us", s->csv);
-    if (s->cfg.smaps_rollup)
-        fputs(",smaps_pss,smaps_anon,smaps_swap", s->csv);
-    fputc('\n', s->csv);
-    fflush(s->csv);
+        fprintf(csv, ",%s", sampler_occ_name((enum sampler_occ)i));
+    fputs(",tick_us", csv);
+    if (smaps_rollup)
+        fputs(",smaps_pss,smaps_anon,smaps_swap", csv);
+    fputc('\n', csv);
+    fflush(csv);
 }
 
 /* One row; the columns this process cannot know (another process's heap)
@@ -325,7 +325,7 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     sample_t x;
     if ((rc = sampler_read(s, &x)) < 0)
         goto fail;
-    write_header(s);
+    sampler_write_header(s->csv, s->cfg.smaps_rollup);
     record(s, &x);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         rc = -EAGAIN;

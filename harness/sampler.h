@@ -70,6 +70,9 @@ typedef struct sampler sampler_t;
  * starts the thread. csv stays the caller's (not closed). 0 or -errno
  * (-ESRCH: no such process). */
 int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv);
+/* Writes the samples.csv header alone (a process that ended before its
+ * first sample still gets a readable, empty samples.csv). */
+void sampler_write_header(FILE *csv, bool smaps_rollup);
 /* Takes one last sample, stops and frees the sampler; NULL accepted. */
 void sampler_stop(sampler_t *s);
 /* Reads one sample now without writing it (baseline, progress line). */

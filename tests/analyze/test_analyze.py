@@ -32,8 +32,11 @@ def fail(msg):
     print("FAIL:", msg, file=sys.stderr)
 
 
-def run(*args, env=None):
-    p = subprocess.run([zk, *args], capture_output=True, text=True, env=env)
+def run(*args, env=None, timeout=None):
+    try:
+        p = subprocess.run([zk, *args], capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1, "", "timed out after %s s\n" % timeout
     return p.returncode, p.stdout, p.stderr
 
 
@@ -56,8 +59,8 @@ def analyze(d, *extra):
         return None
 
 
-def expect_error(what, args, code=2, contains=None, env=None):
-    rc, out, err = run(*args, env=env)
+def expect_error(what, args, code=2, contains=None, env=None, timeout=None):
+    rc, out, err = run(*args, env=env, timeout=timeout)
     lines = err.splitlines()
     if rc != code:
         fail("%s: exit %d, expected %d (%s)" % (what, rc, code, err.strip()[:300]))
@@ -346,6 +349,25 @@ for what, d in bad.items():
 expect_error("analyze, non-numeric field names the column", ["analyze", bad["non-numeric field"]], contains="samples.csv:41")
 expect_error("analyze, wrong header names the column", ["analyze", bad["wrong header"]], contains="'rss'")
 expect_error("analyze, empty run", ["analyze", bad["empty run (header only)"]], contains="no samples")
+# an absurd header is refused at once (it was quadratic: 60k columns took 8 s)
+def add_columns(d, names):
+    with open(os.path.join(d, "samples.csv")) as f:
+        lines = f.read().split("\n")
+    lines[0] += "".join("," + n for n in names)
+    with open(os.path.join(d, "samples.csv"), "w") as f:
+        f.write("\n".join(lines))
+    return lines[0].count(",") + 1
+
+
+ncols = {}
+wide = broken("wide", lambda d: ncols.setdefault("wide", add_columns(d, ["x%d" % i for i in range(100000)])))
+for cmd in (["analyze", wide], ["plot", wide, "--out", os.path.join(tmp, "pwide")], ["check", wide, "--baseline", base]):
+    expect_error(cmd[0] + ", 100k-column header", cmd, contains="samples.csv:1: header has %d columns" % ncols["wide"],
+                 timeout=10)
+longhdr = broken("longhdr", lambda d: add_columns(d, ["y%d" % i + "y" * 1100 for i in range(1000)]))
+expect_error("analyze, header line over 1 MiB", ["analyze", longhdr], contains="samples.csv:1: header line is", timeout=10)
+expect_error("analyze, a column named twice", ["analyze", broken("dupcol", lambda d: add_columns(d, ["z", "tick_us"]))],
+             contains="'tick_us' twice")
 expect_error("analyze without RUN_DIR", ["analyze"])
 expect_error("analyze, missing RUN_DIR", ["analyze", os.path.join(tmp, "no-such-run")], contains="no-such-run")
 expect_error("analyze, RUN_DIR is a file", ["analyze", os.path.join(good, "run.json")])
@@ -374,6 +396,20 @@ expect_error("check, malformed limit", ["check", good, "--baseline", os.path.joi
 with open(os.path.join(tmp, "trunc.json"), "w") as f:
     f.write('{"format": "zkbench-baseline-1", "limits": {')
 expect_error("check, truncated baseline", ["check", good, "--baseline", os.path.join(tmp, "trunc.json")])
+# a baseline that checks nothing must not pass the gate
+with open(os.path.join(tmp, "nolimits.json"), "w") as f:
+    json.dump({"format": "zkbench-baseline-1", "limits": {}}, f)
+expect_error("check, empty limits", ["check", good, "--baseline", os.path.join(tmp, "nolimits.json")], contains="nolimits.json")
+with open(base) as f:
+    typo = json.load(f)
+typo["limits"]["peak_rs"] = typo["limits"].pop("peak_rss")
+with open(os.path.join(tmp, "typo.json"), "w") as f:
+    json.dump(typo, f)
+expect_error("check, misspelled limit", ["check", good, "--baseline", os.path.join(tmp, "typo.json")], contains="'peak_rs'")
+with open(os.path.join(tmp, "onlytypo.json"), "w") as f:
+    json.dump({"format": "zkbench-baseline-1", "limits": {"leak_bytes_per_prof": {"max": 1}}}, f)
+expect_error("check, only an unknown limit", ["check", good, "--baseline", os.path.join(tmp, "onlytypo.json")],
+             contains="onlytypo.json")
 expect_error("check, bad run", ["check", bad["short row"], "--baseline", base])
 
 if fails:

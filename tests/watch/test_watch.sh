@@ -42,5 +42,47 @@ for args in "" "--pid 0" "--pid 99999999" "--pid 1 -- true" "--sample-ms 0 -- tr
   [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "watch $args: exit $rc, stderr $(cat "$tmp/err")"
 done
 
+# a command that ends before the first sample keeps its status and still
+# leaves a run folder (run.json, samples.csv with its header)
+for spec in "1:false" "0:true" "7:sh -c exit\ 7"; do
+  want=${spec%%:*} cmd=${spec#*:}
+  bad=0
+  for i in $(seq 20); do
+    rm -rf "$tmp/fast"
+    eval "\"\$zk\" watch --sample-ms 5 --out \"\$tmp/fast\" -- $cmd" >/dev/null 2>"$tmp/fast.err"
+    rc=$?
+    if [ $rc -ne "$want" ] || [ ! -s "$tmp/fast/run.json" ] ||
+       ! head -1 "$tmp/fast/samples.csv" 2>/dev/null | grep -q '^t_ms,rss,'; then
+      bad=$((bad + 1)) last="exit $rc, $(cat "$tmp/fast.err")"
+    fi
+  done
+  [ $bad -eq 0 ] || fail "watch -- $cmd: $bad of 20 runs lost the status $want or the files ($last)"
+done
+
+# --pid on a zombie: a child that exited but that its parent never reaps;
+# watch must treat it as ended, both when it is a zombie already and when
+# it becomes one while watched
+for delay in 0 1; do
+  python3 -c '
+import os, sys, time
+pid = os.fork()
+if pid == 0:
+    time.sleep(float(sys.argv[1])); os._exit(0)
+print(pid, flush=True)
+time.sleep(30)
+' $delay >"$tmp/zpid$delay" &
+  parent=$!
+  for i in $(seq 50); do [ -s "$tmp/zpid$delay" ] && break; sleep 0.1; done
+  child=$(cat "$tmp/zpid$delay")
+  [ "$delay" = 0 ] && sleep 0.3 # let it become a zombie first
+  rm -rf "$tmp/zombie"
+  timeout 10 "$zk" watch --sample-ms 20 --out "$tmp/zombie" --pid "$child" >"$tmp/zombie.log" 2>&1
+  rc=$?
+  kill "$parent" 2>/dev/null; wait "$parent" 2>/dev/null
+  [ $rc -eq 0 ] || fail "watch --pid on a zombie (exits after ${delay}s): exit $rc $(cat "$tmp/zombie.log")"
+  [ -s "$tmp/zombie/run.json" ] && head -1 "$tmp/zombie/samples.csv" | grep -q '^t_ms,rss,' ||
+    fail "watch --pid on a zombie (exits after ${delay}s): no run.json or samples.csv"
+done
+
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
 echo "watch: all checks passed"
