@@ -126,16 +126,6 @@ static const char *take_value(int argc, char **argv, int *i, const char *name, b
 
 #define GIB 1073741824.0
 
-/* Bytes in GiB, or MiB below 1 GiB: small runs read as "106.2 MiB", not "0.11 GiB". */
-static const char *fmt_size(char *buf, size_t cap, double bytes)
-{
-    if (fabs(bytes) >= GIB)
-        snprintf(buf, cap, "%.2f GiB", bytes / GIB);
-    else
-        snprintf(buf, cap, "%.1f MiB", bytes / (1024.0 * 1024.0));
-    return buf;
-}
-
 struct sweep_row {
     unsigned pw, conc;
     double s_per_proof, peak, predicted, low, high, footprint;
@@ -349,7 +339,7 @@ int cmd_sweep(int argc, char **argv)
         pw_top = pw[k] > pw_top ? pw[k] : pw_top;
         char b1[32];
         printf("sweep: pw %u: %s, %.2f s/proof, peak %s, %s\n", pw[k], r->outcome, r->s_per_proof,
-               fmt_size(b1, sizeof b1, r->peak), r->verdict);
+               analyze_fmt_bytes(b1, sizeof b1, r->peak), r->verdict);
     }
     if (status) {
         free(fwd);
@@ -407,12 +397,12 @@ int cmd_sweep(int argc, char **argv)
             char b1[32], b2[32];
             if (killed)
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len, "; pw %u OOM-killed at %s%s",
-                                cand[c], fmt_size(b1, sizeof b1, r->peak),
+                                cand[c], analyze_fmt_bytes(b1, sizeof b1, r->peak),
                                 as_predicted ? " as predicted" : " (predicted to fit: NOT as predicted)");
             else
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len,
                                 "; pw %u completed, peak %s (predicted %s, error %.0f%%)%s", cand[c],
-                                fmt_size(b1, sizeof b1, r->peak), fmt_size(b2, sizeof b2, r->predicted),
+                                analyze_fmt_bytes(b1, sizeof b1, r->peak), analyze_fmt_bytes(b2, sizeof b2, r->predicted),
                                 100 * fabs(r->predicted - r->peak) / r->peak,
                                 as_predicted ? "" : " (predicted to be killed: NOT as predicted)");
             pw_top = cand[c] > pw_top ? cand[c] : pw_top;
@@ -434,7 +424,7 @@ int cmd_sweep(int argc, char **argv)
         capacity_bound_text(bound, sizeof bound, &model.capacity, 4096);
         char b1[32];
         printf("sweep: largest pw that fits %s (%s) with a %.0f%% margin: %d; %s\n",
-               fmt_size(b1, sizeof b1, (double)limit), mem_limit ? "--mem-limit" : "--ram", margin * 100, max_pw, bound);
+               analyze_fmt_bytes(b1, sizeof b1, (double)limit), mem_limit ? "--mem-limit" : "--ram", margin * 100, max_pw, bound);
     }
     if (have_model)
         analyze_result_clear(&model);

@@ -124,12 +124,13 @@ static void free_part(struct part *x)
     free(x);
 }
 
-/* A partition that will never be done (a failure, an interruption): it
- * leaves the admitted count with its last state (under p->lock). */
-static void drop_part_locked(struct pipeline *p, struct part *x)
+/* A partition that will never be done (a failure, an interruption) leaves
+ * the admitted count with its last state (under p->lock); the caller frees
+ * it after unlocking, so no buffer (nor a b_g2 join) is freed under the
+ * lock the sampler takes every tick. */
+static void drop_part_locked(struct pipeline *p)
 {
     p->parts_admitted--;
-    free_part(x);
 }
 
 /* ---- planted faults ------------------------------------------------------ */
@@ -271,8 +272,9 @@ static void *synth_main(void *arg)
             pthread_mutex_lock(&p->lock);
             p->n_synth--;
             fail_locked(p, rc);
-            drop_part_locked(p, x);
+            drop_part_locked(p);
             pthread_mutex_unlock(&p->lock);
+            free_part(x);
             break;
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "synth", name, t0, t1);
@@ -288,8 +290,9 @@ static void *synth_main(void *arg)
             pthread_cond_wait(&p->cond, &p->lock);
         p->n_blocked--;
         if (p->stopping) {
-            drop_part_locked(p, x);
+            drop_part_locked(p);
             pthread_mutex_unlock(&p->lock);
+            free_part(x);
             break;
         }
         x->t_queued = t_ms(p);
@@ -343,8 +346,9 @@ static void *prove_main(void *arg)
         p->n_prove--;
         if (rc < 0) {
             fail_locked(p, rc);
-            drop_part_locked(p, x);
+            drop_part_locked(p);
             pthread_mutex_unlock(&p->lock);
+            free_part(x);
             break;
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "prove", name, t0, t1);
@@ -421,8 +425,9 @@ static void *finish_main(void *arg)
             pthread_mutex_lock(&p->lock);
             p->n_finish--;
             fail_locked(p, rc);
-            drop_part_locked(p, x);
+            drop_part_locked(p);
             pthread_mutex_unlock(&p->lock);
+            free_part(x);
             continue; /* keep finishing the others: their threads must be joined */
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "finish", name, t0, t1);
@@ -599,17 +604,23 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
             pthread_join(p->threads[i], NULL);
     free(args);
     /* what an interruption left in the queues */
-    struct part *x;
+    struct part *x, *dropped = NULL;
     pthread_mutex_lock(&p->lock);
-    while ((x = q_pop(&p->synth_q)))
-        drop_part_locked(p, x);
-    while ((x = q_pop(&p->prove_q)))
-        drop_part_locked(p, x);
-    while ((x = q_pop(&p->finish_q))) {
-        p->n_finish--;
-        drop_part_locked(p, x);
+    struct queue *qs[3] = {&p->synth_q, &p->prove_q, &p->finish_q};
+    for (int k = 0; k < 3; k++) {
+        while ((x = q_pop(qs[k]))) {
+            if (qs[k] == &p->finish_q)
+                p->n_finish--;
+            drop_part_locked(p);
+            x->next = dropped;
+            dropped = x;
+        }
     }
     pthread_mutex_unlock(&p->lock);
+    while ((x = dropped)) {
+        dropped = x->next;
+        free_part(x);
+    }
     /* held buffers (planted hold fault) are freed when due, not early, so
      * the drain the sampler records is the real one */
     for (;;) {

@@ -239,7 +239,9 @@ static const char *basename_of(const char *p)
 static int write_model_dat(const char *sweep_csv, const char *tmp, char *err, size_t errlen)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%.*s/sweep-model.csv", (int)(strlen(sweep_csv) - strlen("/sweep.csv")), sweep_csv);
+    const char *slash = strrchr(sweep_csv, '/');
+    int dir_len = slash ? (int)(slash - sweep_csv) : 1;
+    snprintf(path, sizeof path, "%.*s/sweep-model.csv", dir_len, slash ? sweep_csv : ".");
     FILE *f = open_dat(tmp, "model.dat", err, errlen);
     int rows = 0;
     if (!f)

@@ -198,7 +198,7 @@ struct mapped_file {
     size_t size;
 };
 
-static int map_file(struct mapped_file *m, const char *path, params_error_t *err)
+int params_file_map(const uint8_t **data, size_t *size, const char *path, int map_flags, params_error_t *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -210,20 +210,31 @@ static int map_file(struct mapped_file *m, const char *path, params_error_t *err
         close(fd);
         return params_error_set(err, -EINVAL, "%s: not a regular file", path);
     }
-    m->size = (size_t)st.st_size;
-    m->data = NULL;
-    if (m->size > 0) {
-        void *p = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if ((uint64_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return params_error_set(err, -EFBIG, "%s: too large to map", path);
+    }
+    *size = (size_t)st.st_size;
+    *data = NULL;
+    if (*size > 0) {
+        void *p = mmap(NULL, *size, PROT_READ, map_flags, fd, 0);
         if (p == MAP_FAILED) {
             int e = errno;
             close(fd);
             return params_error_set(err, -e, "%s: cannot map: %s", path, strerror(e));
         }
-        madvise(p, m->size, MADV_SEQUENTIAL);
-        m->data = p;
+        *data = p;
     }
     close(fd);
     return 0;
+}
+
+static int map_file(struct mapped_file *m, const char *path, params_error_t *err)
+{
+    int rc = params_file_map(&m->data, &m->size, path, MAP_PRIVATE, err);
+    if (rc == 0 && m->data)
+        madvise((void *)m->data, m->size, MADV_SEQUENTIAL); /* decoded front to back, once */
+    return rc;
 }
 
 static void unmap_file(struct mapped_file *m)

@@ -65,6 +65,11 @@ typedef struct {
  * error path of the parameter readers and writers. */
 int params_error_set(params_error_t *err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Maps the whole regular file at path read-only (map_flags: MAP_PRIVATE or
+ * MAP_SHARED); an empty file gives *data NULL. The caller munmaps
+ * (*data, *size). 0, or -errno with err set. */
+int params_file_map(const uint8_t **data, size_t *size, const char *path, int map_flags, params_error_t *err);
+
 /* Allocates the point arrays (tracked, MEM_KIND_PARAMS) for the given
  * counts, zeroed; the caller fills them. Free with params_free. */
 int params_alloc(groth16_params_t **ret, size_t n_ic, size_t n_h, size_t n_l, size_t n_a,

@@ -93,45 +93,12 @@ const char *params_load_name(enum params_load load)
 
 /* ---- files --------------------------------------------------------------- */
 
-/* Maps a whole regular file read-only; *size 0 gives *data NULL. */
-static int map_whole(const uint8_t **data, size_t *size, const char *path, int map_flags,
-                     params_error_t *err)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        return params_error_set(err, -e, "%s: cannot open: %s", path, strerror(e));
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return params_error_set(err, -EINVAL, "%s: not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > SIZE_MAX) {
-        close(fd);
-        return params_error_set(err, -EFBIG, "%s: too large to map", path);
-    }
-    *size = (size_t)st.st_size;
-    *data = NULL;
-    if (*size > 0) {
-        void *p = mmap(NULL, *size, PROT_READ, map_flags, fd, 0);
-        if (p == MAP_FAILED) {
-            int e = errno;
-            close(fd);
-            return params_error_set(err, -e, "%s: cannot map: %s", path, strerror(e));
-        }
-        *data = p;
-    }
-    close(fd);
-    return 0;
-}
-
 int params_source_identify(params_source_t *ret, const char *path, unsigned threads,
                            params_error_t *err)
 {
     const uint8_t *data = NULL;
     size_t size = 0;
-    int rc = map_whole(&data, &size, path, MAP_PRIVATE, err);
+    int rc = params_file_map(&data, &size, path, MAP_PRIVATE, err);
     if (rc < 0)
         return rc;
     if (data)
@@ -251,7 +218,7 @@ int params_map_read(groth16_params_t **ret, const char *path, const params_sourc
 {
     const uint8_t *data = NULL;
     size_t size = 0;
-    int rc = map_whole(&data, &size, path, MAP_SHARED, err);
+    int rc = params_file_map(&data, &size, path, MAP_SHARED, err);
     if (rc < 0)
         return rc;
     struct map_header h;

@@ -93,6 +93,27 @@ expect2 --inject leak:nothing $o
 expect2 --inject frobnicate $o
 expect2 --bogus $o
 expect2 extra-arg $o
+expect2 --params-load bogus $o
+expect2 --params-load "" $o
+expect2 --mem-limit banana $o
+
+# sweep and analyze refuse contradictory or malformed capacity options
+# before they write anything
+expect2_cmd() {
+  "$zk" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [ $rc -eq 2 ] || fail "$*: exit $rc, expected 2 ($(head -c 300 "$tmp/err"))"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^zkbench: ' "$tmp/err" || fail "$*: not one error line: $(cat "$tmp/err")"
+  [ ! -e "$tmp/never" ] || fail "$*: created its output folder before refusing"
+}
+expect2_cmd sweep --pw 1 --verify $o
+expect2_cmd sweep --pw 1 --ram 1G --mem-limit 1G $o
+expect2_cmd sweep --pw 1 --mem-limit banana $o
+expect2_cmd sweep --pw 1 --mem-limit 0 $o
+expect2_cmd sweep --pw 1 --margin= $o
+expect2_cmd analyze "$tmp/run" --ram 1G --mem-limit 1G
+expect2_cmd analyze "$tmp/run" --mem-limit 0
+expect2_cmd analyze "$tmp/run" --mem-limit banana
 touch "$tmp/file"
 "$zk" batch $small --count 1 --out "$tmp/file/sub" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "cannot create output folder" "$tmp/err" || fail "unwritable --out: $(cat "$tmp/err")"
