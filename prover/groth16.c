@@ -353,8 +353,13 @@ int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p)
     }
     const groth16_vk_t *vk = &p->pk->vk;
     fr_t r, s, rs;
-    random_fr(&r);
-    random_fr(&s);
+    if (p->opts.blind) {
+        r = p->opts.blind[0];
+        s = p->opts.blind[1];
+    } else {
+        random_fr(&r);
+        random_fr(&s);
+    }
     fr_mul(&rs, &r, &s);
 
     g1_jac_t a, b1, c, t, delta1;

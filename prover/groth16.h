@@ -93,6 +93,10 @@ struct groth16_prove_opts {
     int partition;
     enum dealloc_mode dealloc; /* how prove_finish releases the pending buffers */
     bool split;         /* b_g2 MSM on a background thread (default) */
+    /* NULL: fresh random r, s for each proof. Else r = blind[0], s =
+     * blind[1] (borrowed until prove_finish): tests that compare the
+     * proofs of two backends byte for byte. */
+    const fr_t *blind;
 };
 
 /* Defaults: all cores, split, synchronous release, tags -1. */
