@@ -3,6 +3,7 @@
  * kernels/ allocates device and page-locked memory (alloc.cuh).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <atomic>
@@ -80,4 +81,30 @@ int kbuf_free(struct kbuf *b)
         rc = CUDA_CHECK(cudaFree(b->p));
     memset(b, 0, sizeof *b);
     return rc;
+}
+
+/* A kernels_host_alloc block: the kbuf sits in front of the caller's bytes,
+ * so the free finds the hook's id without a table. */
+#define HOST_HEADER 64
+
+int kernels_host_alloc(void **ret, size_t bytes)
+{
+    if (!ret || bytes == 0 || bytes > SIZE_MAX - HOST_HEADER)
+        return -EINVAL;
+    struct kbuf b;
+    int rc = kbuf_alloc(&b, KERNELS_MEM_PINNED, bytes + HOST_HEADER);
+    if (rc < 0)
+        return rc;
+    memcpy(b.p, &b, sizeof b);
+    *ret = (char *)b.p + HOST_HEADER;
+    return 0;
+}
+
+void kernels_host_free(void *p)
+{
+    if (!p)
+        return;
+    struct kbuf b;
+    memcpy(&b, (char *)p - HOST_HEADER, sizeof b);
+    kbuf_free(&b);
 }

@@ -198,6 +198,15 @@ int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
                 size_t n_bases, const void *scalars, size_t n_scalars,
                 const uint64_t *density, unsigned window);
 
+/*
+ * Page-locked host memory for vectors the GPU reads, such as MSM scalars:
+ * the MSM copies from it directly, with no staging copy on the host.
+ * Reported to the hook as KERNELS_MEM_PINNED (device -1). *ret is aligned
+ * to 64 bytes; 0 or -errno. kernels_host_free accepts NULL.
+ */
+int kernels_host_alloc(void **ret, size_t bytes);
+void kernels_host_free(void *p);
+
 /* Bases uploaded once and kept on the current device (KERNELS_MEM_PARAMS). */
 typedef struct kernels_msm_bases kernels_msm_bases_t;
 int kernels_msm_bases_upload(kernels_msm_bases_t **ret, enum kernels_curve curve,

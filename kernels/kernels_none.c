@@ -179,3 +179,15 @@ int kernels_msm_last_profile(struct kernels_msm_profile *p)
 {
     return p ? -ENOENT : -EINVAL;
 }
+
+int kernels_host_alloc(void **ret, size_t bytes)
+{
+    if (!ret || bytes == 0)
+        return -EINVAL;
+    return -ENODEV;
+}
+
+void kernels_host_free(void *p)
+{
+    (void)p;
+}

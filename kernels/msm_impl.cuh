@@ -16,8 +16,10 @@
  *  4. windows: segments of 32 buckets are reduced with running sums
  *     (sum_j (j+1) B_j) in parallel, then summed in groups of 32.
  *  5. final: Horner over the windows (c doublings each), plus the ones.
- * Scalars come from host memory through page-locked staging buffers, copied
- * chunk by chunk while the digits of the previous chunk are computed; host
+ * Page-locked scalars (kernels_host_alloc) are copied chunk by chunk on a
+ * second stream while the digits of the previous chunk are computed;
+ * pageable ones go through page-locked staging buffers, filled by several
+ * host threads; host
  * bases are copied on a second stream while the digits are sorted. Scratch
  * memory comes from a pool of reusable workspaces (struct msm_ws), and each
  * call's phases are timed with CUDA events (kernels_msm_last_profile).
@@ -26,6 +28,7 @@
 #define ZKB_KERNELS_MSM_IMPL_CUH
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +183,7 @@ __device__ void xyzz_mul_small(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &p,
 {
     dev_xyzz_t<F> acc;
     xyzz_set_inf(acc);
-    for (int bit = 31; bit >= 0; bit--) {
+    for (int bit = k ? 31 - __clz((int)k) : -1; bit >= 0; bit--) {
         xyzz_dbl(acc, acc);
         if ((k >> bit) & 1)
             xyzz_add(acc, acc, p);
@@ -321,6 +324,70 @@ static inline double msm_wall_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+/* True when p is page-locked host memory the device can read directly
+ * (cudaHostAlloc, kernels_host_alloc, cudaHostRegister). */
+static inline bool msm_is_pinned(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: clear it */
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/* memcpy on up to MSM_COPY_THREADS threads: one thread moves about
+ * 5-10 GB/s, and the staging copy of pageable scalars was most of the
+ * digits phase (104 ms of scalars at 2^24 on the H200). */
+#define MSM_COPY_THREADS 8
+#define MSM_COPY_MIN ((size_t)4 << 20) /* below this, one thread */
+
+struct msm_copy_part {
+    void *dst;
+    const void *src;
+    size_t bytes;
+};
+
+static void *msm_copy_part_main(void *arg)
+{
+    struct msm_copy_part *c = (struct msm_copy_part *)arg;
+    memcpy(c->dst, c->src, c->bytes);
+    return NULL;
+}
+
+static inline void msm_host_copy(void *dst, const void *src, size_t bytes)
+{
+    struct msm_copy_part part[MSM_COPY_THREADS];
+    pthread_t tid[MSM_COPY_THREADS];
+    bool started[MSM_COPY_THREADS] = {};
+    size_t k = bytes < MSM_COPY_MIN ? 1 : MSM_COPY_THREADS;
+    size_t step = (bytes / k + 63) & ~(size_t)63;
+    for (size_t i = 0; i < k; i++) {
+        size_t lo = i * step < bytes ? i * step : bytes, hi = lo + step < bytes ? lo + step : bytes;
+        part[i].dst = (char *)dst + lo;
+        part[i].src = (const char *)src + lo;
+        part[i].bytes = hi - lo;
+        /* part 0 runs here; a thread that cannot start runs here too */
+        started[i] = i > 0 && pthread_create(&tid[i], NULL, msm_copy_part_main, &part[i]) == 0;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (!started[i])
+            memcpy(part[i].dst, part[i].src, part[i].bytes);
+    for (size_t i = 1; i < k; i++)
+        if (started[i])
+            pthread_join(tid[i], NULL);
+}
+
+/* The digits of scalars [off, off + len) of the workspace's scalars, on s0. */
+static inline int msm_launch_digits(struct msm_ws *ws, size_t off, size_t len, size_t n, const uint64_t *density,
+                                    int c, int nw)
+{
+    msm_digits_kernel<<<blocks_for(len, 256), 256, 0, ws->s0>>>(
+        (const dev_fr_t *)ws->sc.p, off, off + len, n, density ? (const uint64_t *)ws->dens.p : NULL,
+        density ? (const uint32_t *)ws->pref.p : NULL, (uint32_t *)ws->keys[0].p, (uint32_t *)ws->vals[0].p, c, nw);
+    return CUDA_CHECK_LAUNCH("msm_digits_kernel");
+}
+
 template <class F>
 static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
                    const dev_affine_t<F> *dev_bases, size_t n_bases,
@@ -418,8 +485,10 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     }
     MSM_RESERVE(ws->tmp, KERNELS_MEM_MSM, tmp_bytes ? tmp_bytes : 1);
     chunk = n < MSM_CHUNK ? n : MSM_CHUNK;
-    MSM_RESERVE(ws->stage[0], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
-    MSM_RESERVE(ws->stage[1], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
+    if (!msm_is_pinned(scalars)) {
+        MSM_RESERVE(ws->stage[0], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
+        MSM_RESERVE(ws->stage[1], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
+    }
 #undef MSM_RESERVE
     prof.setup_ms = msm_wall_ms() - t_call;
 
@@ -434,24 +503,32 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     }
 
     /* ---- 1. scalars in, digits out, chunk by chunk ---- */
-    for (size_t off = 0, q = 0; off < n; off += chunk, q++) {
-        size_t len = n - off < chunk ? n - off : chunk;
-        int sb = (int)(q & 1);
-        /* the staging buffer's previous copy (this call's or the last
-         * call's) must be done before it is overwritten */
-        CUDA_TRY(cudaEventSynchronize(ws->ev_stage[sb]));
-        memcpy(ws->stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
-        CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->sc.p + off, ws->stage[sb].p,
-                                 len * sizeof(dev_fr_t), cudaMemcpyHostToDevice, ws->s0));
-        CUDA_TRY(cudaEventRecord(ws->ev_stage[sb], ws->s0));
-        unsigned blocks = blocks_for(len, 256);
-        msm_digits_kernel<<<blocks, 256, 0, ws->s0>>>(
-            (const dev_fr_t *)ws->sc.p, off, off + len, n,
-            density ? (const uint64_t *)ws->dens.p : NULL,
-            density ? (const uint32_t *)ws->pref.p : NULL,
-            (uint32_t *)ws->keys[0].p, (uint32_t *)ws->vals[0].p, c, nw);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_digits_kernel")) < 0)
-            goto fail;
+    if (msm_is_pinned(scalars)) {
+        /* page-locked: the copy engine reads them directly on s1, chunk by
+         * chunk, and s0 computes a chunk's digits once it is in */
+        for (size_t off = 0; off < n; off += chunk) {
+            size_t len = n - off < chunk ? n - off : chunk;
+            CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->sc.p + off, scalars + off, len * sizeof(dev_fr_t),
+                                     cudaMemcpyHostToDevice, ws->s1));
+            CUDA_TRY(cudaEventRecord(ws->ev_stage[0], ws->s1));
+            CUDA_TRY(cudaStreamWaitEvent(ws->s0, ws->ev_stage[0], 0));
+            if ((rc = msm_launch_digits(ws, off, len, n, density, c, nw)) < 0)
+                goto fail;
+        }
+    } else {
+        for (size_t off = 0, q = 0; off < n; off += chunk, q++) {
+            size_t len = n - off < chunk ? n - off : chunk;
+            int sb = (int)(q & 1);
+            /* the staging buffer's previous copy (this call's or the last
+             * call's) must be done before it is overwritten */
+            CUDA_TRY(cudaEventSynchronize(ws->ev_stage[sb]));
+            msm_host_copy(ws->stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
+            CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->sc.p + off, ws->stage[sb].p, len * sizeof(dev_fr_t),
+                                     cudaMemcpyHostToDevice, ws->s0));
+            CUDA_TRY(cudaEventRecord(ws->ev_stage[sb], ws->s0));
+            if ((rc = msm_launch_digits(ws, off, len, n, density, c, nw)) < 0)
+                goto fail;
+        }
     }
     CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_DIGITS], ws->s0));
 

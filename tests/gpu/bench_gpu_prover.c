@@ -2,7 +2,8 @@
  * GPU prover benchmark: prints a Markdown table of
  *   Fr NTT 2^20 .. 2^26, data on the device (CUDA events, kernels_ntt_bench)
  *   G1 MSM 2^16 .. 2^26 from host bases and scalars, and with the bases
- *   resident on the device (scalars from host memory)
+ *   resident on the device, scalars from pageable and from page-locked
+ *   host memory (kernels_host_alloc: sppark's g1_msm_dev takes them so)
  *   G2 MSM 2^16 .. 2^24, the same two ways
  *   H (kernels_compute_h, host arrays in and out) 2^20 .. 2^24
  * each the median of several runs after a warm-up (MSM and H: wall clock
@@ -254,6 +255,13 @@ int main(int argc, char **argv)
         return 1;
     for (size_t i = 0; i < nmax; i++)
         rand_fr(&sc[i], &rng_state);
+    /* the same scalars page-locked, for the MSM rows that read them so */
+    fr_t *sc_pinned = NULL;
+    size_t msm_max = (size_t)1 << (g1_max > g2_max ? g1_max : g2_max);
+    if (kernels_host_alloc((void **)&sc_pinned, msm_max * sizeof *sc_pinned) == 0)
+        memcpy(sc_pinned, sc, msm_max * sizeof *sc_pinned);
+    else
+        fprintf(stderr, "kernels_host_alloc: %s: no page-locked rows\n", kernels_last_error());
 
     for (unsigned L = 20; L <= h_max; L += 2) {
         size_t n = (size_t)1 << L;
@@ -303,16 +311,22 @@ int main(int argc, char **argv)
         }
         kernels_msm_bases_t *res = NULL;
         if (kernels_msm_bases_upload(&res, curve, bases, n) == 0) {
-            for (unsigned L = 16; L <= lmax; L += 2) {
-                double ms = time_msm(curve, NULL, res, sc, (size_t)1 << L,
-                                     reps_for(L, reps), &prof);
-                if (ms < 0)
-                    break;
-                print_msm_row(g2 ? "G2 MSM, resident bases, host scalars"
-                                 : "G1 MSM, resident bases, host scalars",
-                              L, ms, reps_for(L, reps), &prof);
-                if (ms > max_ms)
-                    break;
+            for (int pinned = 0; pinned < 2; pinned++) {
+                const fr_t *src = pinned ? sc_pinned : sc;
+                if (!src)
+                    continue;
+                for (unsigned L = 16; L <= lmax; L += 2) {
+                    double ms = time_msm(curve, NULL, res, src, (size_t)1 << L, reps_for(L, reps), &prof);
+                    if (ms < 0)
+                        break;
+                    print_msm_row(pinned ? (g2 ? "G2 MSM, resident bases, page-locked scalars"
+                                               : "G1 MSM, resident bases, page-locked scalars")
+                                         : (g2 ? "G2 MSM, resident bases, host scalars"
+                                               : "G1 MSM, resident bases, host scalars"),
+                                  L, ms, reps_for(L, reps), &prof);
+                    if (ms > max_ms)
+                        break;
+                }
             }
             kernels_msm_bases_free(res);
         } else {
@@ -321,6 +335,7 @@ int main(int argc, char **argv)
         kernels_msm_release();
         free(bases);
     }
+    kernels_host_free(sc_pinned);
     free(sc);
     return 0;
 }

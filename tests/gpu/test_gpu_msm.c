@@ -3,7 +3,8 @@
  * (Jacobian results converted to affine): sizes 0, 1, 2, 3, 1000, 4099 and
  * 2^16; random scalars and skewed ones (mostly 0 and 1, with -1, 2 and
  * random values among them); with and without a density bitmap; host bases
- * and resident bases; forced small and large windows; repeated and infinity
+ * and resident bases; scalars pageable and page-locked (kernels_host_alloc);
+ * forced small and large windows; repeated and infinity
  * bases; bad arguments. The allocation hook must balance.
  *
  * Exits 77 (skipped) when no CUDA device is present.
@@ -54,6 +55,7 @@ static g2_affine_t *g2_bases(size_t n)
 static g1_affine_t *b1;
 static g2_affine_t *b2;
 static fr_t *sc;
+static fr_t *sc_pinned; /* the same scalars page-locked (kernels_host_alloc) */
 static uint64_t *dens;
 
 static void make_scalars(size_t n, bool skewed)
@@ -126,6 +128,7 @@ static void test_case(size_t n, bool skewed, bool density, bool g2,
     size_t nb = n;
     const uint64_t *d = NULL;
     make_scalars(n, skewed);
+    memcpy(sc_pinned, sc, n * sizeof *sc);
     if (density) {
         nb = make_density(n);
         d = dens;
@@ -135,9 +138,13 @@ static void test_case(size_t n, bool skewed, bool density, bool g2,
         CHECK(msm_g1(&cpu, b1, nb, sc, n, d, NULL) == 0);
         int rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, nb, sc, n, d, 0);
         check_g1("host", n, skewed, density, &cpu, &gpu, rc);
+        rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, nb, sc_pinned, n, d, 0);
+        check_g1("host, page-locked scalars", n, skewed, density, &cpu, &gpu, rc);
         if (!density && res1) {
             rc = kernels_msm_resident(&gpu, res1, sc, n, NULL, 0);
             check_g1("resident", n, skewed, density, &cpu, &gpu, rc);
+            rc = kernels_msm_resident(&gpu, res1, sc_pinned, n, NULL, 0);
+            check_g1("resident, page-locked scalars", n, skewed, density, &cpu, &gpu, rc);
         }
     } else {
         g2_jac_t cpu, gpu;
@@ -147,6 +154,8 @@ static void test_case(size_t n, bool skewed, bool density, bool g2,
         if (!density && res2) {
             rc = kernels_msm_resident(&gpu, res2, sc, n, NULL, 0);
             check_g2("resident", n, skewed, density, &cpu, &gpu, rc);
+            rc = kernels_msm_resident(&gpu, res2, sc_pinned, n, NULL, 0);
+            check_g2("resident, page-locked scalars", n, skewed, density, &cpu, &gpu, rc);
         }
     }
 }
@@ -166,7 +175,7 @@ int main(void)
     b2 = g2_bases(max_n);
     sc = malloc(max_n * sizeof *sc);
     dens = calloc(max_n / 64 + 1, sizeof *dens);
-    if (!sc || !dens)
+    if (!sc || !dens || kernels_host_alloc((void **)&sc_pinned, max_n * sizeof *sc_pinned) < 0)
         abort();
 
     kernels_msm_bases_t *r1 = NULL, *r2 = NULL;
@@ -244,6 +253,8 @@ int main(void)
     kernels_msm_bases_free(r1);
     kernels_msm_bases_free(r2);
     kernels_msm_bases_free(NULL);
+    kernels_host_free(sc_pinned);
+    kernels_host_free(NULL);
     CHECK(kernels_msm_release() == 0);
     CHECK(kernels_msm_release() == 0); /* nothing left: still fine */
     CHECK(hook_st.allocs > 0);

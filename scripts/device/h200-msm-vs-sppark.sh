@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# zkbench's GPU MSM and NTT beside sppark v0.1.15 (../shared/peers/
+# sppark-anchor, copied into BIN) in one call on the GPU machine: the MSM
+# test first (GPU = CPU bit for bit), then zkbench's benchmark and sppark's,
+# one after the other, then one side-by-side table on stdout.
+#   OUT=... bash scripts/device/h200-msm-vs-sppark.sh [BIN] [MAX_LOG]
+# BIN holds test_gpu_msm, bench_gpu_prover, sppark-anchor and COMMIT.
+set -uo pipefail
+bin=${1:-.device}
+max=${2:-24}
+out=${OUT:?set OUT to a folder for the logs}
+status=0
+
+timeout 120 "$bin/test_gpu_msm" >"$out/test_gpu_msm.log" 2>&1 || status=1
+echo "test_gpu_msm: exit $? ($(tail -1 "$out/test_gpu_msm.log"))" >&2
+
+timeout 300 "$bin/bench_gpu_prover" --ntt-max "$max" --h-max 0 --g1-max "$max" --g2-max "$max" --reps 5 \
+  --max-ms 3000 >"$out/zkbench.md" 2>"$out/zkbench.err" || status=1
+timeout 200 "$bin/sppark-anchor" --max-log "$max" >"$out/sppark.txt" 2>&1 || status=1
+
+echo "# GPU MSM and NTT: zkbench beside sppark v0.1.15, one call"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); zkbench commit $(cat "$bin/COMMIT" 2>/dev/null || echo unknown)"
+echo "- GPU: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | head -1); host $(nproc) cores"
+echo "- command: scripts/device/h200-msm-vs-sppark.sh $bin $max"
+echo "- zkbench: median of 5 after a warm-up (3 at 2^24 and up), wall clock around the call; sppark: median of 5 after a warm-up"
+echo
+echo "| benchmark | size | zkbench ms | sppark ms | zkbench / sppark | zkbench phases: setup / digits / sort / bases / buckets / reduce |"
+echo "| --- | --- | ---: | ---: | ---: | --- |"
+pair() { # zkbench row label, sppark name
+  grep -F "| $1 |" "$out/zkbench.md" | while IFS='|' read -r _ what size ms reps phases _; do
+    size=$(echo $size); ms=$(echo $ms)
+    sp=$(awk -v n="$2" -v s="n=$size" '$1 == "sppark" && $2 == n && $3 == s { sub("ms=", "", $4); print $4 }' "$out/sppark.txt")
+    ratio=$(awk -v a="$ms" -v b="$sp" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+    echo "| $1 | $size | $ms | ${sp:--} | $ratio |$phases|"
+  done
+}
+pair "G1 MSM, resident bases, page-locked scalars" g1_msm_dev
+pair "G1 MSM, host bases + scalars" g1_msm_host
+pair "G2 MSM, resident bases, page-locked scalars" g2_msm_dev
+pair "G2 MSM, host bases + scalars" g2_msm_host
+pair "Fr NTT forward, on device" ntt_dev_nn
+echo
+echo "Rows zkbench has and sppark does not (pageable scalars with resident bases):"
+echo
+grep -F "resident bases, host scalars" "$out/zkbench.md"
+exit $status
