@@ -430,9 +430,15 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     int save_rc = run_outcome_save(dir, root, err, sizeof err);
     json_decref(root);
 
-    printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
-           cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks, (unsigned long long)w->period,
-           med);
+    if (!cmd && !pid)
+        printf("watched cgroup %s for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+               cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, (unsigned long long)w->period, med);
+    else
+        printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+               cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks,
+               (unsigned long long)w->period, med);
+    if (w->mark)
+        printf("  marks      %llu lines matched --mark (proofs_done; marks.csv)\n", (unsigned long long)marks);
     printf("  RSS first %.1f MiB, last %.1f MiB, peak %.1f MiB\n", first / 1048576, last / 1048576,
            (double)peak / 1048576);
     if (have_trend) {
