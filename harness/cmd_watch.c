@@ -229,7 +229,7 @@ static int watch_outputs_open(const struct watch_opts *w, const char *dir, FILE 
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/procs.csv", dir);
-    if (!(*procs = fopen(path, "w")))
+    if (!(*procs = fopen(path, "we")))
         return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
     proc_tree_write_header(*procs);
     int rc;

@@ -68,7 +68,7 @@ int watch_mark_open(watch_mark_t *m, const char *path)
     for (int s = 0; s < 2; s++)
         if (!(m->line[s] = malloc(MARK_LINE_MAX + 1)))
             return -ENOMEM;
-    if (!(m->csv = fopen(path, "w")))
+    if (!(m->csv = fopen(path, "we")))
         return -errno;
     fputs("t_ms,pid,source,name\n", m->csv);
     if (fflush(m->csv) != 0)

@@ -131,9 +131,12 @@ procs = list(csv.DictReader(open(d + "/procs.csv")))
 ticks = sorted({float(r["t_ms"]) for r in procs})
 index = {t: i for i, t in enumerate(ticks)}
 bad = []
+# a python child, by pid: its name changes on the way (a pyenv shim, bash,
+# then python), the pid does not
+pids = {int(r["pid"]) for r in procs if r["comm"].startswith("python")}
 py = {}
 for r in procs:
-    if r["comm"].startswith("python"):
+    if int(r["pid"]) in pids:
         py.setdefault(int(r["pid"]), []).append(index[float(r["t_ms"])])
 if len(py) != 4:
     bad.append("%d python children seen, expected 4" % len(py))
