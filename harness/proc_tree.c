@@ -76,6 +76,10 @@ static ssize_t read_all(proc_tree_t *t, int fd)
         if (got == 0)
             break;
         n += (size_t)got;
+        /* a /proc seq_file fills the buffer unless it reached the end: a
+         * short read saves the second call that would return 0 */
+        if (n + 1 < t->buf_cap)
+            break;
     }
     t->buf[n] = '\0';
     return (ssize_t)n;
