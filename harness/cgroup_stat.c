@@ -144,8 +144,8 @@ static int resolve(char *out, size_t cap, int *version, const char *path, char *
         }
     }
     if (exists)
-        return fail(err, errlen, -ENOTSUP, "--cgroup %s: not a memory cgroup (the memory controller is not enabled there)",
-                    path);
+        return fail(err, errlen, -ENOTSUP,
+                    "--cgroup %s: not a memory cgroup (the memory controller is not enabled there)", path);
     return fail(err, errlen, -ENOENT, "--cgroup %s: no such cgroup (looked under %s%s%s)", path,
                 v2[0] ? v2 : "", v2[0] && v1[0] ? " and " : "", v1[0] ? v1 : "no cgroup mount");
 }

@@ -50,10 +50,10 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fputs("usage: zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] [--no-children] [--cgroup PATH] --pid PID\n"
-          "       zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] [--no-children] [--cgroup PATH]\n"
-          "                     [--mark REGEX] [--mem-limit SIZE] -- CMD ARGS...\n"
-          "       zkbench watch [--out DIR] [--sample-ms MS] [--gpu] --cgroup PATH   (until Ctrl-C)\n"
+    fputs("usage: zkbench watch [OPTIONS] --pid PID\n"
+          "       zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] -- CMD ARGS...\n"
+          "       zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)\n"
+          "OPTIONS: --out DIR --sample-ms MS --smaps --gpu --no-children --cgroup PATH\n"
           "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
           "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
           "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
@@ -62,6 +62,7 @@ static void usage(FILE *f)
           "whether the growth stops. With a command, exits with the command's status.\n"
           "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
           "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n"
+          "  --smaps         add smaps_rollup's Pss, Anonymous and Swap (of the top process)\n"
           "  --no-children   the process alone, not its descendants\n"
           "  --cgroup PATH   also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
           "                  such as system.slice/prover.service): its usage, peak, anon,\n"
@@ -407,7 +408,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         verdict = tr.growing && !tr.plateau ? "growing" : tr.growing ? "bounded" : "flat";
     json_t *root = json_pack("{s:{s:s, s:I, s:s, s:I, s:b, s:b, s:o}, s:{s:I, s:I, s:I, s:f, s:I, s:f}, s:b, s:s, "
                              "s:s}",
-                             "config", "mode", cmd ? "command" : pid ? "pid" : "cgroup", "pid", (json_int_t)pid, "command", cmdline,
+                             "config", "mode", cmd ? "command" : pid ? "pid" : "cgroup", "pid", (json_int_t)pid,
+                             "command", cmdline,
                              "sample_ms", (json_int_t)w->period, "smaps", w->smaps, "gpu", w->gpu, "mem_limit",
                              w->mem_limit ? json_integer((json_int_t)w->mem_limit) : json_null(), "summary",
                              "first_rss", (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss",

@@ -311,8 +311,9 @@ static void write_row(sampler_t *s, const sample_t *x)
         n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
                      : snprintf(line + n, sizeof line - n, ",");
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
-        n += s->self || (i == SAMPLER_PROOFS_DONE && s->cfg.proofs_done) ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->occ[i])
-                     : snprintf(line + n, sizeof line - n, ",");
+        n += s->self || (i == SAMPLER_PROOFS_DONE && s->cfg.proofs_done)
+                 ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->occ[i])
+                 : snprintf(line + n, sizeof line - n, ",");
     n += snprintf(line + n, sizeof line - n, ",%.1f", x->tick_us);
     if (s->cfg.smaps_rollup)
         n += snprintf(line + n, sizeof line - n, ",%llu,%llu,%llu", (unsigned long long)x->smaps_pss,
