@@ -160,6 +160,25 @@ for b in bad: print("churn:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 EOF
 
+# 5. a child started by a thread other than the main one (it is listed in
+# that thread's children file only)
+"$zk" watch --sample-ms 50 --out "$tmp/thread" -- python3 -c '
+import subprocess, sys, threading, time
+def work():
+    subprocess.run([sys.executable, sys.argv[1], sys.argv[2]])
+t = threading.Thread(target=work); t.start(); t.join()
+' "$tmp/alloc.py" "$tmp/ref5" >"$tmp/thread.log" 2>&1 || fail "watch of a threaded parent failed: $(cat "$tmp/thread.log")"
+python3 - "$tmp/thread" "$tmp/ref5" <<'EOF' || fail "child of a thread: see above"
+import csv, json, sys
+d, ref = sys.argv[1], sys.argv[2]
+pid, rss_ref = map(int, open(ref).read().split())
+top = json.load(open(d + "/run.json"))["config"]["pid"]
+rows = [r for r in csv.DictReader(open(d + "/procs.csv")) if int(r["pid"]) == pid]
+if not rows or int(rows[0]["ppid"]) != top or max(int(r["rss"]) for r in rows) < 0.9 * rss_ref:
+    print("child of a thread: pid %d rows %d, expected ppid %d and ~%d bytes" % (pid, len(rows), top, rss_ref), file=sys.stderr)
+    sys.exit(1)
+EOF
+
 # the cost of a tick (median tick_us), 1 process and 21 (bash + 20 sleeps);
 # printed for the record, not asserted
 cost() { python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["summary"]["median_tick_us"])' "$1/run.json"; }
