@@ -6,8 +6,10 @@
 # files read independently at the same moment, the rss sum against the
 # python's own VmRSS; --cgroup with a command watches both; a cgroup capped
 # below what its process allocates records the OOM kill (cg_oom_kill,
-# run.json events before/after). Bad --cgroup values: exit 2, one line,
-# nothing written. Exits 77 where no writable memory cgroup exists.
+# run.json events before/after). cgroup v2's files, planted with known
+# numbers in a folder, check the v2 parsing on any machine. Bad --cgroup
+# values: exit 2, one line, nothing written. The real-cgroup part exits 77
+# where no writable memory cgroup exists.
 #   test_watch_cgroup.sh PATH_TO_ZKBENCH
 set -u
 zk=$(realpath "$1")
@@ -34,6 +36,48 @@ if [ -n "$other" ]; then
   rc=$?
   [ $rc -eq 2 ] && grep -q "not a memory cgroup" "$tmp/err" || fail "--cgroup $other (no memory controller): exit $rc, $(cat "$tmp/err")"
 fi
+
+# the v2 files, planted with known numbers in a plain folder (this machine's
+# memory controller may be v1): each value lands in its column, cgroup.procs
+# brings its process into the tree, and without memory.peak (Linux < 5.19)
+# cg_peak is empty
+fake="$tmp/fake-v2"
+mkdir "$fake"
+sleep 3 &
+member=$!
+echo $member >"$fake/cgroup.procs"
+echo 123456789 >"$fake/memory.current"
+echo 234567890 >"$fake/memory.peak"
+printf 'anon 11111111\nfile 22222222\nkernel 999\nshmem 3333333\nfile_mapped 44\n' >"$fake/memory.stat"
+printf 'low 0\nhigh 5\nmax 6\noom 7\noom_kill 2\noom_group_kill 0\n' >"$fake/memory.events"
+"$zk" watch --sample-ms 20 --cgroup "$fake" --out "$tmp/fake" -- sleep 0.3 >"$tmp/fake.log" 2>&1 ||
+  fail "watch --cgroup on planted v2 files: $(cat "$tmp/fake.log")"
+rm "$fake/memory.peak"
+"$zk" watch --sample-ms 20 --cgroup "$fake" --out "$tmp/fake-nopeak" -- sleep 0.2 >"$tmp/fake.log" 2>&1 ||
+  fail "watch --cgroup on planted v2 files without memory.peak: $(cat "$tmp/fake.log")"
+python3 - "$tmp/fake" "$tmp/fake-nopeak" "$member" <<'EOF' || fail "planted v2 files: see above"
+import csv, json, sys
+d, d2, member = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rows = list(csv.DictReader(open(d + "/samples.csv")))
+want = {"cg_current": "123456789", "cg_peak": "234567890", "cg_anon": "11111111", "cg_file": "22222222",
+        "cg_shmem": "3333333", "cg_oom_kill": "2"}
+bad = []
+for r in rows:
+    got = {k: r[k] for k in want}
+    if got != want:
+        bad.append("t_ms %s: %s, expected %s" % (r["t_ms"], got, want)); break
+c = json.load(open(d + "/run.json"))["cgroup"]
+if c["version"] != "v2" or c["events_before"] != {"oom": 7, "oom_kill": 2, "high": 5, "max": 6}:
+    bad.append("run.json cgroup %s" % c)
+if not any(int(r["pid"]) == member for r in csv.DictReader(open(d + "/procs.csv"))):
+    bad.append("the cgroup.procs member %d is not in procs.csv" % member)
+rows2 = list(csv.DictReader(open(d2 + "/samples.csv")))
+if any(r["cg_peak"] != "" or r["cg_current"] != "123456789" for r in rows2):
+    bad.append("without memory.peak: cg_peak %r cg_current %r" % (rows2[0]["cg_peak"], rows2[0]["cg_current"]))
+for b in bad: print("planted v2:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+kill $member 2>/dev/null; wait $member 2>/dev/null
 
 # a writable memory cgroup root: v1 memory mount, or v2 with memory delegated
 v1=$(mounts | awk '$1 == "cgroup" && $2 ~ /(^|,)memory(,|$)/ {print $3; exit}')
