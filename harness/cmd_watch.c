@@ -9,6 +9,10 @@
  * With --mem-limit the command runs in a capped memory cgroup (memcap.h)
  * while watch stays outside it: an OOM kill of the command is recorded in
  * run.json (outcome oom-killed, the cgroup's memory events) and exits 3.
+ * The process's descendants are read too (proc_tree.h), a service's cgroup
+ * with --cgroup (cgroup_stat.h), per-process GPU memory with --gpu
+ * (nvml_gpu.h), and log lines as proof marks with --mark (watch_mark.h);
+ * docs/watch.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,11 +29,15 @@
 #include <unistd.h>
 
 #include "harness/analyze.h"
+#include "harness/cgroup_stat.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/memcap.h"
+#include "harness/nvml_gpu.h"
+#include "harness/proc_tree.h"
 #include "harness/run_outcome.h"
 #include "harness/sampler.h"
+#include "harness/watch_mark.h"
 #include "kernels/kernels.h"
 
 static volatile sig_atomic_t watch_stop;
@@ -42,13 +50,28 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fputs("usage: zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] --pid PID\n"
-          "       zkbench watch [--out DIR] [--sample-ms MS] [--smaps] [--gpu] [--mem-limit SIZE] -- CMD ARGS...\n"
-          "Samples a process's memory (RSS, RssAnon, RssFile, VmHWM; with --smaps the\n"
-          "Pss/Anonymous/Swap of smaps_rollup; with --gpu device memory) into\n"
-          "DIR/samples.csv until it exits, then reports the trend: growth per second\n"
-          "with a 95% interval, valley floors, and whether the growth stops. With a\n"
-          "command, exits with the command's status.\n"
+    fputs("usage: zkbench watch [OPTIONS] --pid PID\n"
+          "       zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] -- CMD ARGS...\n"
+          "       zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)\n"
+          "OPTIONS: --out DIR --sample-ms MS --smaps --gpu --no-children --cgroup PATH\n"
+          "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
+          "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
+          "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
+          "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
+          "reports the trend: growth per second with a 95% interval, valley floors, and\n"
+          "whether the growth stops. With a command, exits with the command's status.\n"
+          "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
+          "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n"
+          "  --smaps         add smaps_rollup's Pss, Anonymous and Swap (of the top process)\n"
+          "  --no-children   the process alone, not its descendants\n"
+          "  --cgroup PATH   also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
+          "                  such as system.slice/prover.service): its usage, peak, anon,\n"
+          "                  file, shmem and OOM kills (cg_*), and its processes\n"
+          "  --gpu           per-process GPU memory through NVML (libnvidia-ml.so.1, loaded\n"
+          "                  at run time; no CUDA context): gpu_used is the watched processes'\n"
+          "  --mark REGEX    count the command's output lines matching REGEX (POSIX extended)\n"
+          "                  as proofs_done; each match is a row of DIR/marks.csv; the output\n"
+          "                  still reaches the terminal\n"
           "  --out DIR       output folder (default results/runs/watch-<UTC timestamp>)\n"
           "  --sample-ms MS  sampler period (default 100)\n"
           "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
@@ -141,12 +164,16 @@ struct watch_opts {
     const char *out;
     uint64_t period, mem_limit;
     bool smaps, gpu;
+    bool children;         /* --no-children clears it */
+    cgroup_stat_t *cg;     /* --cgroup, or NULL */
+    watch_mark_t *mark;    /* --mark, or NULL */
+    const char *mark_re;
 };
 
 /* Starts cmd (inside cap when given) and returns its pid in *ret, or the
  * exit status after one error line. The child enters the cgroup before
  * exec; a failure of either comes back through a close-on-exec pipe. */
-static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap)
+static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap, const watch_mark_t *mark)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0)
@@ -160,6 +187,8 @@ static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap)
     }
     if (pid == 0) {
         close(pipefd[0]);
+        if (mark)
+            watch_mark_child(mark);
         int what[2] = {0, cap ? memcap_enter(cap, 0) : 0}; /* {stage, -errno}: 0 the cgroup, 1 exec */
         if (what[1] == 0) {
             execvp(cmd[0], cmd);
@@ -193,6 +222,56 @@ static void fmt_size(char *out, size_t cap, uint64_t bytes)
         snprintf(out, cap, "%.2f MiB", (double)bytes / (double)(1ull << 20));
 }
 
+/* The files and readers of the tree, cgroup, GPU and mark columns, made
+ * in dir: procs.csv (*procs), marks.csv with --mark, NVML with --gpu
+ * (*nvml, NULL where there is none: said once). 0 or an exit status after
+ * one error line. */
+static int watch_outputs_open(const struct watch_opts *w, const char *dir, FILE **procs, nvml_gpu_t **nvml)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/procs.csv", dir);
+    if (!(*procs = fopen(path, "we")))
+        return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
+    proc_tree_write_header(*procs);
+    int rc;
+    snprintf(path, sizeof path, "%s/marks.csv", dir);
+    if (w->mark && (rc = watch_mark_open(w->mark, path)) < 0) {
+        fclose(*procs);
+        return cli_error(2, "watch: cannot write %s: %s", path, strerror(-rc));
+    }
+    char err[256];
+    *nvml = NULL;
+    if (w->gpu && nvml_gpu_open(nvml, err, sizeof err) < 0)
+        cli_error(0, "watch: no NVML (%s): GPU memory not recorded", err);
+    return 0;
+}
+
+static void watch_outputs_close(FILE *procs, nvml_gpu_t *nvml)
+{
+    if (procs)
+        fclose(procs);
+    nvml_gpu_close(nvml);
+}
+
+/* run.json: the tree, cgroup and mark options, the cgroup's events before
+ * and after (null: unreadable), and the marks counted. */
+static void watch_json_add(json_t *root, const struct watch_opts *w, const struct cgroup_stat_events *before,
+                           const struct cgroup_stat_events *after, uint64_t marks)
+{
+    json_t *config = json_object_get(root, "config");
+    json_object_set_new(config, "children", json_boolean(w->children));
+    json_object_set_new(config, "cgroup", w->cg ? json_string(cgroup_stat_path(w->cg)) : json_null());
+    json_object_set_new(config, "mark", w->mark_re ? json_string(w->mark_re) : json_null());
+    if (w->cg)
+        json_object_set_new(root, "cgroup",
+                            json_pack("{s:s, s:s, s:o, s:o}", "path", cgroup_stat_path(w->cg), "version",
+                                      cgroup_stat_version(w->cg), "events_before",
+                                      before ? cgroup_stat_events_json(before) : json_null(), "events_after",
+                                      after ? cgroup_stat_events_json(after) : json_null()));
+    if (w->mark)
+        json_object_set_new(json_object_get(root, "summary"), "proofs_done", json_integer((json_int_t)marks));
+}
+
 /* Watches until the process ends; cap: the command's cgroup, or NULL. */
 static int watch_run(const struct watch_opts *w, const memcap_t *cap)
 {
@@ -218,6 +297,13 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     FILE *csv = fopen(path, "w");
     if (!csv)
         return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
+    FILE *procs = NULL;
+    nvml_gpu_t *nvml = NULL;
+    int in_rc = watch_outputs_open(w, dir, &procs, &nvml);
+    if (in_rc) {
+        fclose(csv);
+        return in_rc;
+    }
 
     /* start the command stopped at exec time? No: fork, exec, then sample
      * the child from its first tick; an exec failure reports 127. */
@@ -225,11 +311,14 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     struct memcap_stats before = {0}, after = {0};
     if (cap)
         memcap_read(cap, &before);
+    struct cgroup_stat_events cg_before = {0}, cg_after = {0};
+    bool have_cg_before = w->cg && cgroup_stat_events(w->cg, &cg_before) == 0;
     if (cmd) {
-        int rc = watch_start(&pid, cmd, cap);
+        int rc = watch_start(&pid, cmd, cap, w->mark);
         if (rc) {
             fclose(csv);
             unlink(path);
+            watch_outputs_close(procs, nvml);
             return rc;
         }
     }
@@ -239,8 +328,11 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     double t0 = cli_now();
-    struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .gpu = w->gpu,
-                                .smaps_rollup = w->smaps, .t0 = t0};
+    if (w->mark && watch_mark_start(w->mark, pid, t0) < 0)
+        cli_error(0, "watch: --mark: cannot start the output reader; lines are not counted");
+    struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .smaps_rollup = w->smaps, .t0 = t0,
+                                .tree = true, .children = w->children, .procs_csv = procs, .cgroup = w->cg,
+                                .nvml = nvml, .proofs_done = w->mark ? watch_mark_counter(w->mark) : NULL};
     sampler_t *s = NULL;
     int status = 0, exit_code = 0;
     bool ended = false;
@@ -248,13 +340,15 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (rc == -ESRCH && watch_ended_early(pid, cmd != NULL, &status)) {
         /* it ended before the first sample: an empty run, the status kept */
         ended = true;
-        sampler_write_header(csv, w->smaps);
+        sampler_write_header_cfg(csv, &sc);
     } else if (rc < 0) {
         fclose(csv);
         if (cmd) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
         }
+        watch_mark_finish(w->mark, 0);
+        watch_outputs_close(procs, nvml);
         return cli_error(2, "watch: cannot sample process %d: %s", (int)pid, strerror(-rc));
     }
     bool interrupted = false;
@@ -263,8 +357,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
             pid_t r = waitpid(pid, &status, WNOHANG);
             if (r == pid)
                 break;
-        } else if (watch_proc_ended(pid)) {
-            break;
+        } else if (pid && watch_proc_ended(pid)) {
+            break; /* --cgroup alone: until SIGINT */
         }
         if (watch_stop) {
             interrupted = true;
@@ -283,6 +377,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         sampler_stats(s, &ticks, &med, &peak);
     sampler_stop(s);
     fclose(csv);
+    watch_mark_finish(w->mark, 1000);
+    uint64_t marks = w->mark ? *watch_mark_counter(w->mark) : 0;
+    bool have_cg_after = w->cg && cgroup_stat_events(w->cg, &cg_after) == 0;
+    watch_outputs_close(procs, nvml);
     double wall = cli_now() - t0;
     if (cmd)
         exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -310,7 +408,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         verdict = tr.growing && !tr.plateau ? "growing" : tr.growing ? "bounded" : "flat";
     json_t *root = json_pack("{s:{s:s, s:I, s:s, s:I, s:b, s:b, s:o}, s:{s:I, s:I, s:I, s:f, s:I, s:f}, s:b, s:s, "
                              "s:s}",
-                             "config", "mode", cmd ? "command" : "pid", "pid", (json_int_t)pid, "command", cmdline,
+                             "config", "mode", cmd ? "command" : pid ? "pid" : "cgroup", "pid", (json_int_t)pid,
+                             "command", cmdline,
                              "sample_ms", (json_int_t)w->period, "smaps", w->smaps, "gpu", w->gpu, "mem_limit",
                              w->mem_limit ? json_integer((json_int_t)w->mem_limit) : json_null(), "summary",
                              "first_rss", (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss",
@@ -326,15 +425,22 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                                       tr.plateau));
     if (cmd)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
+    watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     char err[4400];
     int save_rc = run_outcome_save(dir, root, err, sizeof err);
     json_decref(root);
 
-    printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
-           cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks, (unsigned long long)w->period,
-           med);
+    if (!cmd && !pid)
+        printf("watched cgroup %s for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+               cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, (unsigned long long)w->period, med);
+    else
+        printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+               cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks,
+               (unsigned long long)w->period, med);
+    if (w->mark)
+        printf("  marks      %llu lines matched --mark (proofs_done; marks.csv)\n", (unsigned long long)marks);
     printf("  RSS first %.1f MiB, last %.1f MiB, peak %.1f MiB\n", first / 1048576, last / 1048576,
            (double)peak / 1048576);
     if (have_trend) {
@@ -363,14 +469,47 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     return cmd ? exit_code : 0;
 }
 
+/* --cgroup and --mark, checked before anything is written. 0 or an exit
+ * status after one error line. */
+static int watch_inputs_open(struct watch_opts *w, const char *cgroup_arg)
+{
+    char err[1024];
+    if (w->mark_re && watch_mark_new(&w->mark, w->mark_re, err, sizeof err) < 0)
+        return cli_error(2, "watch: --mark: bad regular expression '%s': %s", w->mark_re, err);
+    if (cgroup_arg && cgroup_stat_open(&w->cg, cgroup_arg, err, sizeof err) < 0)
+        return cli_error(2, "watch: %s", err);
+    return 0;
+}
+
+/* watch_run, inside a capped cgroup with --mem-limit. */
+static int watch_capped(const struct watch_opts *w)
+{
+    if (!w->mem_limit)
+        return watch_run(w, NULL);
+    /* made before anything else, so a refusal leaves nothing behind */
+    char err[1024];
+    memcap_t *cap = NULL;
+    int rc = memcap_new(&cap, w->mem_limit, err, sizeof err);
+    if (rc < 0)
+        return cli_error(2, "watch: --mem-limit: %s", err);
+    rc = watch_run(w, cap);
+    memcap_free(cap);
+    return rc;
+}
+
 int cmd_watch(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
         {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
         {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {"no-children", no_argument, NULL, 'C'}, {"cgroup", required_argument, NULL, 'c'},
+        {"mark", required_argument, NULL, 'k'},
+        {NULL, 0, NULL, 0},
     };
+    bool children = true;
+    const char *cgroup_arg = NULL, *mark_re = NULL;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
     bool smaps = false, gpu = false;
@@ -400,14 +539,21 @@ int cmd_watch(int argc, char **argv)
                 return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
             break;
         case 'h': usage(stdout); return 0;
+        case 'C': children = false; break;
+        case 'c': cgroup_arg = optarg; break;
+        case 'k': mark_re = optarg; break;
         default: return cli_bad_option("watch", argc, argv);
         }
     }
     char **cmd = optind < argc ? argv + optind : NULL;
     if (cmd && pid_arg)
         return cli_error(2, "watch: give either --pid PID or -- CMD ARGS..., not both");
-    if (!cmd && !pid_arg)
-        return cli_error(2, "watch: nothing to watch: give --pid PID or -- CMD ARGS... (see zkbench watch --help)");
+    if (!cmd && !pid_arg && !cgroup_arg)
+        return cli_error(2, "watch: nothing to watch: give --pid PID, -- CMD ARGS... or --cgroup PATH (see zkbench "
+                            "watch --help)");
+    if (mark_re && !cmd)
+        return cli_error(2, "watch: --mark reads the output of a command watch starts (-- CMD ARGS...), not of %s",
+                         pid_arg ? "--pid" : "a --cgroup");
     if (mem_limit && pid_arg)
         return cli_error(2, "watch: --mem-limit caps only a command watch starts (-- CMD ARGS...), not --pid");
     uint64_t probe;
@@ -415,16 +561,11 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu};
-    if (!mem_limit)
-        return watch_run(&w, NULL);
-    /* made before anything else, so a refusal leaves nothing behind */
-    char err[1024];
-    memcap_t *cap = NULL;
-    int rc = memcap_new(&cap, mem_limit, err, sizeof err);
-    if (rc < 0)
-        return cli_error(2, "watch: --mem-limit: %s", err);
-    rc = watch_run(&w, cap);
-    memcap_free(cap);
+                           .smaps = smaps, .gpu = gpu, .children = children, .mark_re = mark_re};
+    int rc = watch_inputs_open(&w, cgroup_arg);
+    if (rc == 0)
+        rc = watch_capped(&w);
+    cgroup_stat_free(w.cg);
+    watch_mark_free(w.mark);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/proc_tree.h"
 #include "kernels/kernels.h"
 
 enum je_stat {
@@ -45,6 +46,10 @@ struct sampler {
     int gpus;
     char *buf; /* /proc reads */
     size_t buf_cap;
+    proc_tree_t *tree; /* watch: the processes read each tick */
+    uint64_t tree_hwm; /* the largest VmHWM of any of them so far */
+    pid_t *tree_pids;  /* their pids, for NVML */
+    size_t cap_pids;
 
     pthread_t thread;
     atomic_bool stop;
@@ -122,6 +127,16 @@ static uint64_t field_kib(const char *text, const char *key)
     return strtoull(p, NULL, 10) * 1024;
 }
 
+/* smaps_rollup of the process (watch with a tree: of the top process) */
+static void smaps_read(sampler_t *s, sample_t *out)
+{
+    if (s->smaps_fd >= 0 && read_proc(s, s->smaps_fd) > 0) {
+        out->smaps_pss = field_kib(s->buf, "\nPss:");
+        out->smaps_anon = field_kib(s->buf, "\nAnonymous:");
+        out->smaps_swap = field_kib(s->buf, "\nSwap:");
+    }
+}
+
 static int proc_read(sampler_t *s, sample_t *out)
 {
     struct pids_fetch *f = procps_pids_select(s->pids, (unsigned *)&s->pid, 1, PIDS_SELECT_PID);
@@ -133,11 +148,54 @@ static int proc_read(sampler_t *s, sample_t *out)
     if (read_proc(s, s->status_fd) < 0 || !strstr(s->buf, "VmRSS:"))
         return -ESRCH; /* gone, or a zombie: no memory left to measure */
     out->hwm = field_kib(s->buf, "VmHWM:");
-    if (s->smaps_fd >= 0 && read_proc(s, s->smaps_fd) > 0) {
-        out->smaps_pss = field_kib(s->buf, "\nPss:");
-        out->smaps_anon = field_kib(s->buf, "\nAnonymous:");
-        out->smaps_swap = field_kib(s->buf, "\nSwap:");
+    smaps_read(s, out);
+    return 0;
+}
+
+/* Watch: the process tree (and the cgroup's processes), summed; the
+ * cgroup's values; NVML's per-process GPU memory. -ESRCH when nothing is
+ * left to watch. */
+static int tree_read(sampler_t *s, sample_t *out)
+{
+    const pid_t *extra = NULL;
+    size_t n_extra = 0;
+    if (s->cfg.cgroup) {
+        out->cg_ok = cgroup_stat_read(s->cfg.cgroup, &out->cg) == 0;
+        if (cgroup_stat_procs(s->cfg.cgroup, &extra, &n_extra) < 0)
+            n_extra = 0;
     }
+    int n = proc_tree_read(s->tree, extra, n_extra);
+    if (n < 0)
+        return n;
+    if (n == 0 && !out->cg_ok)
+        return -ESRCH; /* the processes ended (or the cgroup was removed) */
+    size_t np;
+    const struct proc_tree_proc *p = proc_tree_procs(s->tree, &np);
+    if (np > s->cap_pids) {
+        pid_t *a = realloc(s->tree_pids, np * sizeof *a);
+        if (!a)
+            return -ENOMEM;
+        s->tree_pids = a;
+        s->cap_pids = np;
+    }
+    for (size_t i = 0; i < np; i++) {
+        out->rss += p[i].rss;
+        out->rss_anon += p[i].rss_anon;
+        out->rss_file += p[i].rss_file;
+        if (p[i].hwm > s->tree_hwm)
+            s->tree_hwm = p[i].hwm;
+        s->tree_pids[i] = p[i].pid;
+    }
+    out->hwm = s->tree_hwm;
+    out->n_procs = np;
+    smaps_read(s, out);
+    if (s->cfg.nvml && nvml_gpu_read(s->cfg.nvml, s->tree_pids, np, &out->gpu) == 0) {
+        out->gpu_ok = true;
+        for (unsigned d = 0; d < out->gpu.n; d++)
+            out->gpu_used += out->gpu.used[d];
+    }
+    if (s->cfg.proofs_done)
+        out->occ[SAMPLER_PROOFS_DONE] = atomic_load(s->cfg.proofs_done);
     return 0;
 }
 
@@ -155,7 +213,7 @@ int sampler_read(sampler_t *s, sample_t *out)
     double t0 = now_s();
     memset(out, 0, sizeof *out);
     out->t_ms = (t0 - s->cfg.t0) * 1e3;
-    int rc = proc_read(s, out);
+    int rc = s->tree ? tree_read(s, out) : proc_read(s, out);
     if (rc < 0)
         return rc;
     je_read(s, out);
@@ -182,6 +240,13 @@ const char *sampler_occ_name(enum sampler_occ i)
 
 void sampler_write_header(FILE *csv, bool smaps_rollup)
 {
+    struct sampler_config cfg = {.smaps_rollup = smaps_rollup};
+    sampler_write_header_cfg(csv, &cfg);
+}
+
+void sampler_write_header_cfg(FILE *csv, const struct sampler_config *cfg)
+{
+    bool smaps_rollup = cfg->smaps_rollup;
     fputs("t_ms,rss,rss_anon,rss_file,hwm,je_allocated,je_active,je_resident,je_mapped,je_retained,"
           "je_metadata,je_dirty,je_muzzy,gpu_used",
           csv);
@@ -192,15 +257,46 @@ void sampler_write_header(FILE *csv, bool smaps_rollup)
     fputs(",tick_us", csv);
     if (smaps_rollup)
         fputs(",smaps_pss,smaps_anon,smaps_swap", csv);
+    if (cfg->tree) {
+        fputs(",n_procs,cg_current,cg_peak,cg_anon,cg_file,cg_shmem,cg_oom_kill", csv);
+        for (unsigned d = 0; cfg->nvml && d < nvml_gpu_count(cfg->nvml); d++)
+            fprintf(csv, ",gpu%u_used,gpu%u_device_used", d, d);
+    }
     fputc('\n', csv);
     fflush(csv);
+}
+
+/* Watch's appended columns (n_procs, cg_*, gpu<i>_*) into line; the
+ * length written. Values not measured stay empty. */
+static int watch_columns(const sampler_t *s, const sample_t *x, char *line, size_t cap)
+{
+    int n = snprintf(line, cap, ",%llu", (unsigned long long)x->n_procs);
+    const struct cgroup_stat_values *c = &x->cg;
+    if (x->cg_ok)
+        n += snprintf(line + n, cap - (size_t)n, ",%llu,", (unsigned long long)c->current);
+    else
+        n += snprintf(line + n, cap - (size_t)n, ",,");
+    if (x->cg_ok && c->has_peak)
+        n += snprintf(line + n, cap - (size_t)n, "%llu", (unsigned long long)c->peak);
+    if (x->cg_ok)
+        n += snprintf(line + n, cap - (size_t)n, ",%llu,%llu,%llu,", (unsigned long long)c->anon,
+                      (unsigned long long)c->file, (unsigned long long)c->shmem);
+    else
+        n += snprintf(line + n, cap - (size_t)n, ",,,,");
+    if (x->cg_ok && c->has_oom_kill)
+        n += snprintf(line + n, cap - (size_t)n, "%llu", (unsigned long long)c->oom_kill);
+    for (unsigned d = 0; s->cfg.nvml && d < nvml_gpu_count(s->cfg.nvml); d++)
+        n += x->gpu_ok ? snprintf(line + n, cap - (size_t)n, ",%llu,%llu", (unsigned long long)x->gpu.used[d],
+                                  (unsigned long long)x->gpu.device_used[d])
+                       : snprintf(line + n, cap - (size_t)n, ",,");
+    return n;
 }
 
 /* One row; the columns this process cannot know (another process's heap)
  * stay empty rather than zero, so analysis never mistakes them for data. */
 static void write_row(sampler_t *s, const sample_t *x)
 {
-    char line[2048];
+    char line[4096];
     int n = snprintf(line, sizeof line, "%.3f,%llu,%llu,%llu,%llu", x->t_ms, (unsigned long long)x->rss,
                      (unsigned long long)x->rss_anon, (unsigned long long)x->rss_file,
                      (unsigned long long)x->hwm);
@@ -209,17 +305,21 @@ static void write_row(sampler_t *s, const sample_t *x)
     for (int i = 0; i < 8; i++)
         n += s->je_ok ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)je[i])
                       : snprintf(line + n, sizeof line - n, ",");
-    n += snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
+    n += s->tree && !x->gpu_ok ? snprintf(line + n, sizeof line - n, ",")
+                               : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
                      : snprintf(line + n, sizeof line - n, ",");
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
-        n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->occ[i])
-                     : snprintf(line + n, sizeof line - n, ",");
+        n += s->self || (i == SAMPLER_PROOFS_DONE && s->cfg.proofs_done)
+                 ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->occ[i])
+                 : snprintf(line + n, sizeof line - n, ",");
     n += snprintf(line + n, sizeof line - n, ",%.1f", x->tick_us);
     if (s->cfg.smaps_rollup)
         n += snprintf(line + n, sizeof line - n, ",%llu,%llu,%llu", (unsigned long long)x->smaps_pss,
                       (unsigned long long)x->smaps_anon, (unsigned long long)x->smaps_swap);
+    if (s->tree)
+        n += watch_columns(s, x, line + n, sizeof line - (size_t)n - 1);
     line[n++] = '\n';
     fwrite(line, 1, (size_t)n, s->csv);
     fflush(s->csv);
@@ -227,6 +327,8 @@ static void write_row(sampler_t *s, const sample_t *x)
 
 static void record(sampler_t *s, const sample_t *x)
 {
+    if (s->tree && s->cfg.procs_csv)
+        proc_tree_write_rows(s->tree, s->cfg.procs_csv, x->t_ms);
     write_row(s, x);
     pthread_mutex_lock(&s->lock);
     s->latest = *x;
@@ -274,6 +376,8 @@ static void sampler_free(sampler_t *s)
 {
     if (s->pids)
         procps_pids_unref(&s->pids);
+    proc_tree_free(s->tree);
+    free(s->tree_pids);
     if (s->status_fd >= 0)
         close(s->status_fd);
     if (s->smaps_fd >= 0)
@@ -293,7 +397,7 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
         return -ENOMEM;
     s->cfg = *cfg;
     s->csv = csv;
-    s->self = cfg->pid == 0;
+    s->self = cfg->pid == 0 && !cfg->tree;
     s->pid = s->self ? getpid() : cfg->pid;
     s->status_fd = s->smaps_fd = -1;
     pthread_mutex_init(&s->lock, NULL);
@@ -303,16 +407,21 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     int rc = -ENOMEM;
     if (!s->buf)
         goto fail;
-    enum pids_item items[3] = {PIDS_VM_RSS, PIDS_VM_RSS_ANON, PIDS_VM_RSS_FILE};
-    if ((rc = procps_pids_new(&s->pids, items, 3)) < 0)
-        goto fail;
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)s->pid);
-    if ((s->status_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        rc = -ESRCH;
-        goto fail;
+    if (cfg->tree) {
+        if ((rc = proc_tree_new(&s->tree, cfg->pid, cfg->children)) < 0)
+            goto fail;
+    } else {
+        enum pids_item items[3] = {PIDS_VM_RSS, PIDS_VM_RSS_ANON, PIDS_VM_RSS_FILE};
+        if ((rc = procps_pids_new(&s->pids, items, 3)) < 0)
+            goto fail;
+        snprintf(path, sizeof path, "/proc/%d/status", (int)s->pid);
+        if ((s->status_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+            rc = -ESRCH;
+            goto fail;
+        }
     }
-    if (cfg->smaps_rollup) {
+    if (cfg->smaps_rollup && s->pid) {
         snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)s->pid);
         if ((s->smaps_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
             rc = -errno;
@@ -325,7 +434,7 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     sample_t x;
     if ((rc = sampler_read(s, &x)) < 0)
         goto fail;
-    sampler_write_header(s->csv, s->cfg.smaps_rollup);
+    sampler_write_header_cfg(s->csv, &s->cfg);
     record(s, &x);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         rc = -EAGAIN;

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "harness/cgroup_stat.h"
+#include "harness/nvml_gpu.h"
 #include "prover/mem.h"
 
 /* Pipeline occupancy, in samples.csv order. Each admitted partition is in
@@ -47,12 +49,17 @@ typedef struct {
     uint64_t occ[SAMPLER_OCC_COUNT];
     uint64_t smaps_pss, smaps_anon, smaps_swap; /* with smaps_rollup only */
     double tick_us;
+    /* watch (tree): processes read; the cgroup's values; NVML per device */
+    uint64_t n_procs;
+    struct cgroup_stat_values cg;
+    bool cg_ok, gpu_ok;
+    struct nvml_gpu_usage gpu;
 } sample_t;
 
 struct sampler_config {
     unsigned period_ms;  /* >= 1 */
     pid_t pid;           /* 0: this process (all columns) */
-    bool gpu;            /* read device memory (creates a CUDA context per GPU) */
+    bool gpu;            /* read device memory (creates a CUDA context per GPU; batch) */
     bool smaps_rollup;   /* add Pss/Anonymous/Swap from /proc/PID/smaps_rollup */
     double t0;           /* the run's start, cli_now() seconds: t_ms = 0 there */
     /* this process only: fills the occupancy counters */
@@ -62,6 +69,16 @@ struct sampler_config {
      * log); its time is not part of tick_us */
     void (*after_tick)(void *tick_ctx);
     void *tick_ctx;
+    /* watch: sum rss, rss_anon, rss_file over a process tree (proc_tree.h)
+     * rooted at pid (0: the cgroup's processes only), hwm the largest VmHWM
+     * of any one of them so far, and append the columns n_procs, cg_*,
+     * gpu<i>_* (docs/watch.md); pid's heap and tracked columns stay empty */
+    bool tree;
+    bool children;          /* with tree: descendants too */
+    FILE *procs_csv;        /* with tree: a procs.csv row per process per tick, or NULL */
+    cgroup_stat_t *cgroup;  /* with tree: cg_* columns, and its processes join the tree; or NULL */
+    nvml_gpu_t *nvml;       /* with tree: gpu_used and gpu<i>_* from NVML; NULL: empty */
+    const _Atomic uint64_t *proofs_done; /* with tree: the proofs_done column (--mark), or NULL */
 };
 
 typedef struct sampler sampler_t;
@@ -73,6 +90,8 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv);
 /* Writes the samples.csv header alone (a process that ended before its
  * first sample still gets a readable, empty samples.csv). */
 void sampler_write_header(FILE *csv, bool smaps_rollup);
+/* The same for any configuration (with tree: the appended columns too). */
+void sampler_write_header_cfg(FILE *csv, const struct sampler_config *cfg);
 /* Takes one last sample, stops and frees the sampler; NULL accepted. */
 void sampler_stop(sampler_t *s);
 /* Reads one sample now without writing it (baseline, progress line). */
