@@ -29,6 +29,7 @@
 #include "harness/analyze.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/run_csv.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -318,6 +319,7 @@ int cmd_check(int argc, char **argv)
     char err[768];
     analyze_run_t *run = NULL;
     analyze_result_t r;
+    run_csv_set_warn(cli_warn_csv);
     if (analyze_run_load(&run, dir, err, sizeof err) < 0)
         return cli_error(2, "check: %s", err);
     if (analyze_compute(&r, run, &o, err, sizeof err) < 0) {
