@@ -829,9 +829,10 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
                      analyze_fmt_bytes(b1, sizeof b1, Gb->max - Gb->first), C.per_proof ? "proof" : "t =",
                      Gb->bound_at, analyze_fmt_bytes(b2, sizeof b2, Gb->tail), unit);
         else if (Gr->fitted)
-            snprintf(why, sizeof why, "no growth: %s %s per %s (95%% CI %s .. %s)", floors_part,
-                     analyze_fmt_bytes(b1, sizeof b1, Gr->g), unit, analyze_fmt_bytes(b2, sizeof b2, Gr->g_lo),
-                     analyze_fmt_bytes(b3, sizeof b3, Gr->g_hi));
+            snprintf(why, sizeof why, "no growth: over the last two thirds the valley floors of %s change %s per %s "
+                     "(95%% CI %s .. %s); %s", wl_name[rep], analyze_fmt_bytes(b1, sizeof b1, Gr->g + 0.0), unit,
+                     analyze_fmt_bytes(b2, sizeof b2, Gr->g_lo + 0.0), analyze_fmt_bytes(b3, sizeof b3, Gr->g_hi + 0.0),
+                     floors_part);
         else
             snprintf(why, sizeof why, "no growth could be measured: %zu samples, %zu %s (at least %d needed)", n, C.m,
                      C.per_proof ? "proof cycles" : "time windows", WATCH_MIN_FLOORS);
