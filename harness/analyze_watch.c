@@ -253,6 +253,7 @@ typedef struct {
     double all, all_lo, all_hi, all_sd;  /* every floor */
     double tail, tail_lo, tail_hi, tail_sd; /* the last third */
     double growth_late;                  /* g times the span of the last two thirds */
+    double rise;                         /* median floor of the last third - of the first three */
     double bound_at;                     /* x where a bounded series reached 90% of its rise */
     bool fitted, significant, continues, leak, grew, bounded;
 } growth_t;
@@ -286,14 +287,24 @@ static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
                      G->growth_late >= WATCH_NOISE_FACTOR * G->g_sd;
     G->continues = isfinite(G->tail) && G->tail >= WATCH_TAIL_SHARE * G->g;
     G->leak = G->significant && G->continues;
-    /* grew: the floors rose beyond the noise at some point */
-    double rise = G->max - G->first, noise = fmax(G->all_sd, 0);
-    bool all_sig = G->all - WATCH_SIGNIFICANCE * (G->all - G->all_lo) > 0;
-    G->grew = rise >= WATCH_MIN_GROWTH && rise >= WATCH_NOISE_FACTOR * noise && (all_sig || G->significant);
+    /* grew: the last third's floors sit above the first ones by more than
+     * the floors' own noise (from successive differences, so that a step
+     * does not count as noise); without a leak that is a bound reached */
+    double *d = malloc(m * sizeof *d);
+    double noise = 0, head = median_of(f, 3), end = median_of(f + ta, m - ta);
+    if (d) {
+        for (size_t k = 1; k < m; k++)
+            d[k - 1] = fabs(f[k] - f[k - 1]);
+        noise = 1.4826 / sqrt(2.0) * median_of(d, m - 1);
+        free(d);
+    }
+    double rise = end - head;
+    G->rise = rise;
+    G->grew = rise >= WATCH_MIN_GROWTH && rise >= 2 * WATCH_NOISE_FACTOR * noise;
     G->bounded = !G->leak && G->grew;
     if (G->bounded)
         for (size_t k = 0; k < m; k++)
-            if (f[k] >= G->first + 0.9 * rise) {
+            if (f[k] >= head + 0.9 * rise) {
                 G->bound_at = x[k];
                 break;
             }
@@ -318,6 +329,7 @@ static json_t *growth_json(const growth_t *G, bool per_proof)
     json_object_set_new(o, "continues", json_boolean(G->continues));
     json_object_set_new(o, "leak", json_boolean(G->leak));
     json_object_set_new(o, "bounded", json_boolean(G->bounded));
+    json_object_set_new(o, "rise", jnum(G->rise));
     json_object_set_new(o, "bound_reached_at", jnum(G->bound_at));
     return o;
 }
@@ -618,8 +630,10 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             }
         }
     }
-    for (size_t s = 0; s < nsites; s++)
+    for (size_t s = 0; s < nsites; s++) {
         site_names(&sites[s], sic);
+        growth_of(&sites[s].G, NULL, NULL, 0); /* no numbers until fitted */
+    }
 
     /* -- proof cycles and floors -- */
     if ((rc = cycles_build(&C, sc, t, n, mc, notes)) < 0)
@@ -824,9 +838,9 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             if (L[l].present && wl_candidate[l] && L[l].G.bounded)
                 Gb = &L[l].G, lb = l;
         if (Gb)
-            snprintf(why, sizeof why, "bounded: %s grew %s, then stopped (reached 90%% of it at %s %.1f; last third "
+            snprintf(why, sizeof why, "bounded: %s grew %s, then stopped (reached 90%% of it at %s %.*f; last third "
                      "%s per %s): a cache that reached its bound, not a leak", wl_name[lb],
-                     analyze_fmt_bytes(b1, sizeof b1, Gb->max - Gb->first), C.per_proof ? "proof" : "t =",
+                     analyze_fmt_bytes(b1, sizeof b1, Gb->rise), C.per_proof ? "proof" : "t =", C.per_proof ? 0 : 1,
                      Gb->bound_at, analyze_fmt_bytes(b2, sizeof b2, Gb->tail), unit);
         else if (Gr->fitted)
             snprintf(why, sizeof why, "no growth: over the last two thirds the valley floors of %s change %s per %s "

@@ -106,10 +106,13 @@ static void report_watch(FILE *f, const char *dir, const analyze_result_t *r)
         fprintf(f, "  %-28s %-22s %11s %10s %12s  %s\n", "function", "where", "never freed", "held GiB*s",
                 r->per_proof ? "per proof" : "per second", "95% CI");
         json_array_foreach(js, i, val) {
-            fprintf(f, "  %-28.28s %-22.22s %11s %10.3f %12s  %s .. %s%s\n",
+            char held[24] = "-";
+            if (isfinite(jv(val, "held_gib_s")))
+                snprintf(held, sizeof held, "%.3f", jv(val, "held_gib_s"));
+            fprintf(f, "  %-28.28s %-22.22s %11s %10s %12s  %s .. %s%s\n",
                     json_string_value(json_object_get(val, "function")),
                     json_string_value(json_object_get(val, "where")), fb(a, jv(val, "never_freed_bytes")),
-                    jv(val, "held_gib_s"), fb(b, jv(val, r->per_proof ? "growth_per_proof" : "growth_per_s")),
+                    held, fb(b, jv(val, r->per_proof ? "growth_per_proof" : "growth_per_s")),
                     fb(c, jv(val, "growth_lo")), fb(d, jv(val, "growth_hi")),
                     json_is_true(json_object_get(val, "leak"))      ? "  LEAK"
                     : json_is_true(json_object_get(val, "bounded")) ? "  bounded"
