@@ -777,6 +777,8 @@ char *analyze_fmt_bytes(char *buf, size_t len, double v)
     double a = fabs(v);
     if (!isfinite(v))
         snprintf(buf, len, "n/a");
+    else if (a < 0.5)
+        snprintf(buf, len, "0 B"); /* not "-0 B" */
     else if (a >= GIB)
         snprintf(buf, len, "%.2f GiB", v / GIB);
     else if (a >= MIB)
