@@ -236,7 +236,8 @@ static const char *basename_of(const char *p)
 
 /* sweep-model.csv (the model's curve) into model.dat; an empty file when
  * there is none. Returns the rows written or -errno. */
-static int write_model_dat(const char *sweep_csv, const char *tmp, char *err, size_t errlen)
+static int write_model_dat(const char *sweep_csv, const char *tmp, double *pw_lo, double *pw_hi, char *err,
+                           size_t errlen)
 {
     char path[PATH_MAX];
     const char *slash = strrchr(sweep_csv, '/');
@@ -255,6 +256,10 @@ static int write_model_dat(const char *sweep_csv, const char *tmp, char *err, si
         }
         int cpw = run_csv_col(&c, "pw"), cp = run_csv_col(&c, "predicted_peak_rss"),
             cl = run_csv_col(&c, "predicted_low"), ch = run_csv_col(&c, "predicted_high");
+        for (size_t i = 0; i < c.nrows; i++) {
+            *pw_lo = fmin(*pw_lo, run_csv_num(&c, i, cpw));
+            *pw_hi = fmax(*pw_hi, run_csv_num(&c, i, cpw));
+        }
         for (size_t i = 0; i < c.nrows; i++)
             fprintf(f, "%.0f %.6f %.6f %.6f\n", run_csv_num(&c, i, cpw), run_csv_num(&c, i, cp) / GIB,
                     run_csv_num(&c, i, cl) / GIB, run_csv_num(&c, i, ch) / GIB);
@@ -303,8 +308,11 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
         if (cml >= 0 && isfinite(run_csv_num(&c, i, cml)) && run_csv_num(&c, i, cml) > 0)
             ml = run_csv_num(&c, i, cml);
     }
+    double pw_lo = INFINITY, pw_hi = -INFINITY;
     for (size_t i = 0; i < c.nrows; i++) {
         double pr = run_csv_num(&c, i, cpr), sp = run_csv_num(&c, i, cs);
+        pw_lo = fmin(pw_lo, run_csv_num(&c, i, cpw));
+        pw_hi = fmax(pw_hi, run_csv_num(&c, i, cpw));
         bool was_killed = strcmp(run_csv_text(&c, i, coc), "oom-killed") == 0;
         FILE *to = was_killed ? fk : f;
         *(was_killed ? &n_killed : &n_done) += 1;
@@ -318,7 +326,7 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
     run_csv_free(&c);
     int model_rows = 0;
     if ((rc = close_dat(f, err, errlen)) < 0 || (rc = close_dat(fk, err, errlen)) < 0 ||
-        (rc = model_rows = write_model_dat(sweep_csv, tmp, err, errlen)) < 0)
+        (rc = model_rows = write_model_dat(sweep_csv, tmp, &pw_lo, &pw_hi, err, errlen)) < 0)
         return rc;
     if (n_done == 0) {
         snprintf(err, errlen, "%s: no completed run to draw (every run was OOM-killed)", sweep_csv);
@@ -329,8 +337,13 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
     double lim = isfinite(ml) ? ml : ram;
     if (isfinite(lim))
         snprintf(limtxt, sizeof limtxt, "%.3f", lim / GIB);
+    /* explicit x range: one pw alone would make gnuplot warn */
+    char xa[32], xb[32];
+    snprintf(xa, sizeof xa, "%.1f", pw_lo - 0.5);
+    snprintf(xb, sizeof xb, "%.1f", pw_hi + 0.5);
     const char *args[] = {tmp, out, "zkbench sweep: peak RSS against pw", limtxt,
-                          isfinite(ml) ? "memory limit" : "RAM", model_rows > 0 ? "1" : "0", n_killed ? "1" : "0", NULL};
+                          isfinite(ml) ? "memory limit" : "RAM", model_rows > 0 ? "1" : "0", n_killed ? "1" : "0",
+                          xa, xb, NULL};
     return run_gnuplot(scripts, "sweep.gp", args, tmp, err, errlen);
 }
 

@@ -375,6 +375,17 @@ for name, (d, drawable) in degenerate.items():
             fail("plot %s left files: %s" % (name, figures(out)))
         expect_error("analyze " + name, ["analyze", d], contains="no samples")
 
+# a sweep of one pw: one point, drawn without gnuplot's empty-range warning
+sw = os.path.join(tmp, "deg-sweep-1")
+os.makedirs(sw)
+with open(os.path.join(sw, "sweep.csv"), "w") as f:
+    f.write("pw,s_per_proof,peak_rss,predicted_peak_rss,ram_bytes\n2,1.0,6000000000,5900000000,16000000000\n")
+rc, o, err = run("plot", sw)
+if rc != 0 or err:
+    fail("plot a one-row sweep: exit %d, stderr %r" % (rc, err))
+else:
+    check_figure("plot a one-row sweep", sw, "sweep")
+
 # ---- bad input of a watch run: exit 2, one line ----
 good = results["sites-marks"][0]
 
