@@ -1523,7 +1523,8 @@ int analyze_write_verdict(const char *dir, const analyze_result_t *r, char *err,
     }
     static const char *const keys[] = {"verdict", "reason", "evidence", "checks", "peak_rss", "baseline_rss",
                                        "footprint_per_partition", "leak_bytes_per_proof", "leak_ci95",
-                                       "s_per_proof", "pw", "largest_pw", "proofs_done", "drained"};
+                                       "s_per_proof", "pw", "largest_pw", "proofs_done", "drained",
+                                       "headline", "growth", "never_freed_bytes", "run_kind"};
     json_t *v = json_object();
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         json_t *x = json_object_get(r->json, keys[k]);
