@@ -340,10 +340,9 @@ enum { WL_TRACKED, WL_ANON, WL_FILE, WL_RSS, WL_CG_ANON, WL_CG_CURRENT, WL_GPU, 
 
 static const char *const wl_name[WL_COUNT] = {"tracked", "rss_anon", "rss_file", "rss", "cg_anon", "cg_current",
                                               "gpu_used"};
-static const char *const wl_what[WL_COUNT] = {
-    "traced allocations (live bytes of all sites)", "anonymous memory (heap, anonymous mappings)",
-    "file-backed mappings", "resident memory (anonymous + file + shared)", "the cgroup's anonymous memory",
-    "the cgroup's charge (page cache included)", "GPU memory"};
+static const char *const wl_what[WL_COUNT] = {"traced allocations", "anonymous memory", "file-backed mappings",
+                                              "resident memory", "the cgroup's anonymous memory",
+                                              "the cgroup's charge", "GPU memory"};
 /* cg_current counts page cache, which grows with any file I/O and is
  * reclaimed: reported, never the leak's layer */
 static const bool wl_candidate[WL_COUNT] = {true, true, true, true, true, false, true};
@@ -409,6 +408,25 @@ static void step_floors(double *out, const event_t *ev, size_t ne, const cycles_
         }
         out[k] = mn;
     }
+}
+
+/* The site key of a buffers.csv row: its site column, else its kind
+ * (qsort has no context argument: the file and columns are set first). */
+static const run_csv_t *key_csv;
+static int key_site, key_kind;
+
+static const char *row_key(size_t i)
+{
+    const char *s = key_site >= 0 ? run_csv_text(key_csv, i, key_site) : "";
+    return *s ? s : run_csv_text(key_csv, i, key_kind);
+}
+
+static int cmp_row_key(const void *a, const void *b)
+{
+    int c = strcmp(row_key(*(const size_t *)a), row_key(*(const size_t *)b));
+    if (c)
+        return c;
+    return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
 /* function and "file:line" of a site, from sites.csv or its label */
@@ -533,27 +551,41 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             cta = run_csv_col(bc, "t_alloc_ms"), ctf = run_csv_col(bc, "t_free_ms");
         double t_end = t[n - 1];
         ev = malloc(2 * nbuf * sizeof *ev);
-        size_t *site_of = malloc(nbuf * sizeof *site_of);
-        sites = calloc(nbuf + sic->nrows, sizeof *sites);
-        if (!ev || !site_of || !sites) {
+        size_t *site_of = malloc(nbuf * sizeof *site_of), *order = malloc(nbuf * sizeof *order);
+        if (!ev || !site_of || !order) {
             free(site_of);
+            free(order);
             goto oom;
         }
-        /* group rows by site key: sorted keys would do; a linear probe over
-         * the sites found so far is enough for the few hundred of a trace */
-        for (size_t i = 0; i < nbuf; i++) {
-            const char *key = csite >= 0 && *run_csv_text(bc, i, csite) ? run_csv_text(bc, i, csite)
-                                                                       : run_csv_text(bc, i, ck);
-            size_t s = 0;
-            while (s < nsites && strcmp(sites[s].key, key) != 0)
-                s++;
-            if (s == nsites) {
+        /* group rows by site key: sorted once (n log n), then runs of equal keys */
+        key_csv = bc;
+        key_site = csite;
+        key_kind = ck;
+        for (size_t i = 0; i < nbuf; i++)
+            order[i] = i;
+        qsort(order, nbuf, sizeof *order, cmp_row_key);
+        size_t nkeys = 0;
+        for (size_t r = 0; r < nbuf; r++)
+            nkeys += r == 0 || strcmp(row_key(order[r]), row_key(order[r - 1])) != 0;
+        if (!(sites = calloc(nkeys + sic->nrows, sizeof *sites))) {
+            free(site_of);
+            free(order);
+            goto oom;
+        }
+        for (size_t r = 0; r < nbuf; r++) {
+            size_t i = order[r];
+            const char *key = row_key(i);
+            if (r == 0 || strcmp(key, row_key(order[r - 1])) != 0) {
+                size_t s = nsites++;
                 snprintf(sites[s].key, sizeof sites[s].key, "%s", key);
                 snprintf(sites[s].label, sizeof sites[s].label, "%s", run_csv_text(bc, i, ck));
                 sites[s].in_buffers = true;
-                nsites++;
             }
-            site_of[i] = s;
+            site_of[i] = nsites - 1;
+        }
+        free(order);
+        for (size_t i = 0; i < nbuf; i++) {
+            size_t s = site_of[i];
             site_t *S = &sites[s];
             double bytes = run_csv_num(bc, i, cb), ta = run_csv_num(bc, i, cta), tf = run_csv_num(bc, i, ctf);
             S->n++;

@@ -460,6 +460,12 @@ static int cmp_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_text(const void *a, const void *b)
+{
+    return strcmp(run_csv_text(order_csv, *(const size_t *)a, order_col),
+                  run_csv_text(order_csv, *(const size_t *)b, order_col));
+}
+
 /* The memory figure of a watch run: RSS and its anonymous and file parts,
  * the cgroup, GPU and traced bytes when there, marks as vertical lines. */
 static int watch_memory_dat(const analyze_run_t *run, const char *tmp, char *layers, size_t llen, double *ymax,
@@ -744,36 +750,43 @@ int plot_run(const analyze_run_t *run, const char *run_dir, const char *out_dir,
         size_t nk = 0, stride = b->nrows > MAX_BARS ? (b->nrows + MAX_BARS - 1) / MAX_BARS : 1, row = 0;
         size_t max_k = watch ? 8 : 32;
         if (watch) {
-            char (*keys)[48] = calloc(b->nrows, sizeof *keys);
-            double *tot = calloc(b->nrows, sizeof *tot);
-            size_t nkeys = 0;
-            if (!keys || !tot) {
-                free(keys);
-                free(tot);
+            /* kinds sorted, then the total bytes of each run of equal kinds */
+            size_t *by = malloc(b->nrows * sizeof *by);
+            if (!by) {
                 free(order);
                 rc = -ENOMEM;
                 snprintf(err, errlen, "out of memory");
                 goto done;
             }
-            for (size_t i = 0; i < b->nrows; i++) {
-                const char *kind = run_csv_text(b, i, ck);
-                size_t k = 0;
-                while (k < nkeys && strncmp(keys[k], kind, 47) != 0)
-                    k++;
-                if (k == nkeys)
-                    snprintf(keys[nkeys++], 48, "%s", kind);
-                tot[k] += run_csv_num(b, i, cbytes);
+            for (size_t i = 0; i < b->nrows; i++)
+                by[i] = i;
+            order_csv = b;
+            order_col = ck;
+            qsort(by, b->nrows, sizeof *by, cmp_text);
+            double top[8] = {0};
+            for (size_t r = 0; r < b->nrows;) {
+                size_t e = r;
+                double tot = 0;
+                while (e < b->nrows && strcmp(run_csv_text(b, by[e], ck), run_csv_text(b, by[r], ck)) == 0)
+                    tot += run_csv_num(b, by[e++], cbytes);
+                /* insert into the top max_k by bytes */
+                size_t pos = nk;
+                while (pos > 0 && top[pos - 1] < tot)
+                    pos--;
+                if (pos < max_k) {
+                    size_t last = nk < max_k ? nk : max_k - 1;
+                    for (size_t q = last; q > pos; q--) {
+                        top[q] = top[q - 1];
+                        memcpy(kinds[q], kinds[q - 1], sizeof kinds[q]);
+                    }
+                    top[pos] = tot;
+                    snprintf(kinds[pos], 48, "%.47s", run_csv_text(b, by[r], ck));
+                    if (nk < max_k)
+                        nk++;
+                }
+                r = e;
             }
-            for (; nk < max_k && nk < nkeys; nk++) {
-                size_t best = 0;
-                for (size_t k = 1; k < nkeys; k++)
-                    if (tot[k] > tot[best])
-                        best = k;
-                snprintf(kinds[nk], 48, "%s", keys[best]);
-                tot[best] = -1;
-            }
-            free(keys);
-            free(tot);
+            free(by);
         }
         bool other = false;
         for (size_t ii = 0; ii < b->nrows; ii += stride) {
