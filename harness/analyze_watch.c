@@ -18,7 +18,8 @@
  *            less the margin, or the run was OOM-killed;
  *   healthy  none of the above.
  * Traced sites get the same floor rule on their exact live bytes, so a
- * leaking site is named by function and a cache site is not.
+ * leaking site is named by function and a cache site is not (a site freed
+ * only at exit still leaked while the program ran).
  */
 #include "harness/analyze_watch.h"
 
@@ -741,7 +742,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     /* the site that leaks most (exact live bytes: the same floor rule) */
     site_t *leak_site = NULL;
     for (size_t s = 0; s < nsites; s++)
-        if (sites[s].G.leak && sites[s].never_freed > 0 && (!leak_site || sites[s].G.g > leak_site->G.g))
+        if (sites[s].G.leak && (!leak_site || sites[s].G.g > leak_site->G.g))
             leak_site = &sites[s];
     /* the layer whose numbers are reported: the leaking one, else anon
      * memory (or RSS) */
@@ -838,8 +839,10 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         if (leak_site) {
             snprintf(R.leak_where, sizeof R.leak_where, "site %.60s%s%.80s%s", leak_site->function,
                      leak_site->where[0] ? " (" : "", leak_site->where, leak_site->where[0] ? ")" : "");
-            snprintf(R.headline, sizeof R.headline, "leak: %s per %s, never freed at %.100s%s%.100s%s",
-                     analyze_fmt_bytes(b1, sizeof b1, leak_site->G.g), unit, leak_site->function,
+            /* freed only at exit still grew without bound while it ran */
+            snprintf(R.headline, sizeof R.headline, "leak: %s per %s, %s at %.100s%s%.100s%s",
+                     analyze_fmt_bytes(b1, sizeof b1, leak_site->G.g), unit,
+                     leak_site->never_freed > 0 ? "never freed" : "kept until the end", leak_site->function,
                      leak_site->where[0] ? " (" : "", leak_site->where, leak_site->where[0] ? ")" : "");
         } else {
             snprintf(R.leak_where, sizeof R.leak_where, "%s: %s", wl_name[leak_l], wl_what[leak_l]);
@@ -969,7 +972,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         json_object_set_new(o, "growth_lo", jnum(S->G.g_lo));
         json_object_set_new(o, "growth_hi", jnum(S->G.g_hi));
         json_object_set_new(o, "growth_last_third", jnum(S->G.tail));
-        json_object_set_new(o, "leak", json_boolean(S->G.leak && S->never_freed > 0));
+        json_object_set_new(o, "leak", json_boolean(S->G.leak));
         json_object_set_new(o, "bounded", json_boolean(S->G.bounded));
         json_array_append_new(jsites, o);
     }

@@ -170,6 +170,11 @@ for shape in shapes:
             fail("%s: the small-allocation site's never-freed bytes: %s" % (name, by["std::map<int, int>::insert"]))
     if j["never_freed_bytes"] != sum(truth["site_never_freed"].values()) + 500000:
         fail("%s: never_freed_bytes %s" % (name, j["never_freed_bytes"]))
+# a leak freed only at exit still grew while the program ran
+d, truth = make("sites-free-at-exit", "sites", "--marks", "--free-at-exit")
+j = analyze(d)
+if j and (j["verdict"] != "leak" or "kept until the end at leak_step (leak.c:14)" not in j["headline"]):
+    fail("a leak freed at exit: %s %r" % (j["verdict"], j["headline"]))
 rc, out, err = run("analyze", results["sites-marks"][0]) if "sites-marks" in results else (1, "", "")
 if rc != 0 or "verdict      leak: 2.0 MiB per proof, never freed at leak_step (leak.c:14)" not in out or \
         "cache_put" not in out or "bounded" not in out:
