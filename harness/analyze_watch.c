@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/analyze_sites.h"
 #include "harness/run_csv.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -356,110 +357,6 @@ typedef struct {
     double peak, end, base;
 } wlayer_t;
 
-/* ---- traced sites ---- */
-
-typedef struct {
-    char key[128];      /* the site column, or the kind */
-    char label[160];    /* the kind as written (function@file:line or a tag) */
-    char function[128], where[160];
-    double never_freed, held_gibs, bytes_total, small_never_freed;
-    size_t n, n_never;
-    double *ev_t, *ev_d; /* events: time, +bytes / -bytes */
-    size_t n_ev;
-    double *floors;
-    growth_t G;
-    bool in_buffers;
-} site_t;
-
-static int cmp_site(const void *a, const void *b)
-{
-    const site_t *x = a, *y = b;
-    if (x->never_freed != y->never_freed)
-        return x->never_freed < y->never_freed ? 1 : -1;
-    if (x->held_gibs != y->held_gibs)
-        return x->held_gibs < y->held_gibs ? 1 : -1;
-    return strcmp(x->key, y->key);
-}
-
-typedef struct {
-    double t, d;
-} event_t;
-
-static int cmp_event(const void *a, const void *b)
-{
-    const event_t *x = a, *y = b;
-    if (x->t != y->t)
-        return (x->t > y->t) - (x->t < y->t);
-    return (x->d > y->d) - (x->d < y->d); /* frees first at the same time */
-}
-
-/* The lowest live value of a step function (events sorted, live before the
- * first event = 0) over each interval [a_k, b_k]. */
-static void step_floors(double *out, const event_t *ev, size_t ne, const cycles_t *c)
-{
-    size_t e = 0;
-    double live = 0;
-    for (size_t k = 0; k < c->m; k++) {
-        while (e < ne && ev[e].t <= c->a[k])
-            live += ev[e++].d;
-        double mn = live;
-        while (e < ne && ev[e].t <= c->b[k]) {
-            live += ev[e++].d;
-            mn = fmin(mn, live);
-        }
-        out[k] = mn;
-    }
-}
-
-/* The site key of a buffers.csv row: its site column, else its kind
- * (qsort has no context argument: the file and columns are set first). */
-static const run_csv_t *key_csv;
-static int key_site, key_kind;
-
-static const char *row_key(size_t i)
-{
-    const char *s = key_site >= 0 ? run_csv_text(key_csv, i, key_site) : "";
-    return *s ? s : run_csv_text(key_csv, i, key_kind);
-}
-
-static int cmp_row_key(const void *a, const void *b)
-{
-    int c = strcmp(row_key(*(const size_t *)a), row_key(*(const size_t *)b));
-    if (c)
-        return c;
-    return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
-}
-
-/* function and "file:line" of a site, from sites.csv or its label */
-static void site_names(site_t *S, const run_csv_t *sites)
-{
-    int cs = run_csv_col(sites, "site"), cf = run_csv_col(sites, "function"), cfl = run_csv_col(sites, "file"),
-        cl = run_csv_col(sites, "line");
-    for (size_t i = 0; i < sites->nrows; i++) {
-        if (strcmp(run_csv_text(sites, i, cs), S->key) != 0 && strcmp(run_csv_text(sites, i, cs), S->label) != 0)
-            continue;
-        const char *fn = run_csv_text(sites, i, cf), *file = run_csv_text(sites, i, cfl);
-        double line = run_csv_num(sites, i, cl);
-        if (*fn)
-            snprintf(S->function, sizeof S->function, "%s", fn);
-        const char *base = strrchr(file, '/');
-        base = base ? base + 1 : file;
-        if (*base && isfinite(line) && line > 0)
-            snprintf(S->where, sizeof S->where, "%s:%.0f", base, line);
-        else if (*base)
-            snprintf(S->where, sizeof S->where, "%s", base);
-        break;
-    }
-    if (!S->function[0]) {
-        /* "function@file:line", or a user tag */
-        const char *at = strchr(S->label, '@');
-        snprintf(S->function, sizeof S->function, "%.*s", at ? (int)(at - S->label) : (int)strlen(S->label),
-                 S->label);
-        if (at && !S->where[0])
-            snprintf(S->where, sizeof S->where, "%s", at + 1);
-    }
-}
-
 /* ---- the analysis ---- */
 
 int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
@@ -474,9 +371,8 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     char b1[32], b2[32], b3[32], b4[32];
     double *t = malloc(n * sizeof *t);
     wlayer_t L[WL_COUNT] = {{0}};
-    site_t *sites = NULL;
-    size_t nsites = 0;
-    event_t *ev = NULL;
+    analyze_sites_t SS = {0};
+    growth_t *SG = NULL; /* per site of SS */
     cycles_t C = {0};
     json_t *J = json_object(), *notes = json_deep_copy(analyze_run_notes(run));
     if (!t || !J || !notes)
@@ -546,127 +442,17 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     }
 
     /* -- traced buffers by site; the L0 of the run -- */
-    size_t nbuf = bc->nrows;
-    if (nbuf > 0) {
-        int ck = run_csv_col(bc, "kind"), csite = run_csv_col(bc, "site"), cb = run_csv_col(bc, "bytes"),
-            cta = run_csv_col(bc, "t_alloc_ms"), ctf = run_csv_col(bc, "t_free_ms");
-        double t_end = t[n - 1];
-        ev = malloc(2 * nbuf * sizeof *ev);
-        size_t *site_of = malloc(nbuf * sizeof *site_of), *order = malloc(nbuf * sizeof *order);
-        if (!ev || !site_of || !order) {
-            free(site_of);
-            free(order);
-            goto oom;
-        }
-        /* group rows by site key: sorted once (n log n), then runs of equal keys */
-        key_csv = bc;
-        key_site = csite;
-        key_kind = ck;
-        for (size_t i = 0; i < nbuf; i++)
-            order[i] = i;
-        qsort(order, nbuf, sizeof *order, cmp_row_key);
-        size_t nkeys = 0;
-        for (size_t r = 0; r < nbuf; r++)
-            nkeys += r == 0 || strcmp(row_key(order[r]), row_key(order[r - 1])) != 0;
-        if (!(sites = calloc(nkeys + sic->nrows, sizeof *sites))) {
-            free(site_of);
-            free(order);
-            goto oom;
-        }
-        for (size_t r = 0; r < nbuf; r++) {
-            size_t i = order[r];
-            const char *key = row_key(i);
-            if (r == 0 || strcmp(key, row_key(order[r - 1])) != 0) {
-                size_t s = nsites++;
-                snprintf(sites[s].key, sizeof sites[s].key, "%s", key);
-                snprintf(sites[s].label, sizeof sites[s].label, "%s", run_csv_text(bc, i, ck));
-                sites[s].in_buffers = true;
-            }
-            site_of[i] = nsites - 1;
-        }
-        free(order);
-        for (size_t i = 0; i < nbuf; i++) {
-            size_t s = site_of[i];
-            site_t *S = &sites[s];
-            double bytes = run_csv_num(bc, i, cb), ta = run_csv_num(bc, i, cta), tf = run_csv_num(bc, i, ctf);
-            S->n++;
-            S->bytes_total += bytes;
-            if (!isfinite(tf)) {
-                S->never_freed += bytes;
-                S->n_never++;
-                R.never_freed_bytes += bytes;
-            }
-            S->held_gibs += bytes * fmax(0, (isfinite(tf) ? tf : fmax(t_end, ta)) - ta) / 1000.0 / GIB;
-        }
-        for (size_t s = 0; s < nsites; s++) {
-            sites[s].ev_t = malloc(2 * sites[s].n * sizeof(double));
-            sites[s].ev_d = malloc(2 * sites[s].n * sizeof(double));
-            if (!sites[s].ev_t || !sites[s].ev_d) {
-                free(site_of);
-                goto oom;
-            }
-        }
-        size_t ne = 0;
-        for (size_t i = 0; i < nbuf; i++) {
-            site_t *S = &sites[site_of[i]];
-            double bytes = run_csv_num(bc, i, cb), ta = run_csv_num(bc, i, cta), tf = run_csv_num(bc, i, ctf);
-            ev[ne++] = (event_t){ta, bytes};
-            S->ev_t[S->n_ev] = ta;
-            S->ev_d[S->n_ev++] = bytes;
-            if (isfinite(tf)) {
-                ev[ne++] = (event_t){fmax(tf, ta), -bytes};
-                S->ev_t[S->n_ev] = fmax(tf, ta);
-                S->ev_d[S->n_ev++] = -bytes;
-            }
-        }
-        free(site_of);
-        qsort(ev, ne, sizeof *ev, cmp_event);
-        /* tracked = live bytes of every site at each sample */
-        if (!(L[WL_TRACKED].y = malloc(n * sizeof(double))))
-            goto oom;
-        double live = 0;
-        size_t e = 0;
-        for (size_t i = 0; i < n; i++) {
-            while (e < ne && ev[e].t <= t[i])
-                live += ev[e++].d;
-            L[WL_TRACKED].y[i] = live;
-        }
+    if (analyze_sites_load(&SS, bc, sic, t, n) < 0)
+        goto oom;
+    R.never_freed_bytes = SS.never_freed;
+    if (SS.tracked) {
+        L[WL_TRACKED].y = SS.tracked; /* borrowed: freed with SS */
         L[WL_TRACKED].present = true;
-        free(ev);
-        ev = NULL;
     }
-    /* sites.csv: names, and never-freed bytes of allocations below the
-     * trace threshold (counted there, not in buffers.csv) */
-    if (sic->nrows > 0) {
-        if (!sites && !(sites = calloc(sic->nrows, sizeof *sites)))
-            goto oom;
-        int cs = run_csv_col(sic, "site"), cnf = run_csv_col(sic, "never_freed_bytes"),
-            cbt = run_csv_col(sic, "bytes_total");
-        for (size_t i = 0; i < sic->nrows; i++) {
-            const char *key = run_csv_text(sic, i, cs);
-            size_t s = 0;
-            while (s < nsites && strcmp(sites[s].key, key) != 0 && strcmp(sites[s].label, key) != 0)
-                s++;
-            double nf = run_csv_num(sic, i, cnf);
-            if (s == nsites) {
-                if (!(isfinite(nf) && nf > 0))
-                    continue;
-                snprintf(sites[s].key, sizeof sites[s].key, "%s", key);
-                snprintf(sites[s].label, sizeof sites[s].label, "%s", key);
-                sites[s].bytes_total = run_csv_num(sic, i, cbt);
-                nsites++;
-            }
-            if (isfinite(nf) && nf > sites[s].never_freed) {
-                sites[s].small_never_freed = nf - sites[s].never_freed;
-                R.never_freed_bytes += nf - sites[s].never_freed;
-                sites[s].never_freed = nf;
-            }
-        }
-    }
-    for (size_t s = 0; s < nsites; s++) {
-        site_names(&sites[s], sic);
-        growth_of(&sites[s].G, NULL, NULL, 0); /* no numbers until fitted */
-    }
+    if (SS.n && !(SG = calloc(SS.n, sizeof *SG)))
+        goto oom;
+    for (size_t s = 0; s < SS.n; s++)
+        growth_of(&SG[s], NULL, NULL, 0); /* no numbers until fitted */
 
     /* -- proof cycles and floors -- */
     if ((rc = cycles_build(&C, sc, t, n, mc, notes)) < 0)
@@ -713,24 +499,11 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
                  C.per_proof ? "proof cycles" : "time windows", n);
         json_array_append_new(notes, json_string(msg));
     }
-    for (size_t s = 0; s < nsites; s++) {
-        site_t *S = &sites[s];
-        if (!S->in_buffers || C.m == 0)
-            continue;
-        event_t *se = malloc(S->n_ev * sizeof *se);
-        if (!se || !(S->floors = malloc(C.m * sizeof(double)))) {
-            free(se);
-            goto oom;
-        }
-        for (size_t k = 0; k < S->n_ev; k++)
-            se[k] = (event_t){S->ev_t[k], S->ev_d[k]};
-        qsort(se, S->n_ev, sizeof *se, cmp_event);
-        step_floors(S->floors, se, S->n_ev, &C);
-        free(se);
-        growth_of(&S->G, C.x, S->floors, C.m);
-    }
-    if (nsites > 1)
-        qsort(sites, nsites, sizeof *sites, cmp_site);
+    if (C.m > 0 && analyze_sites_floors(&SS, C.a, C.b, C.m) < 0)
+        goto oom;
+    for (size_t s = 0; s < SS.n; s++)
+        if (SS.v[s].floors)
+            growth_of(&SG[s], C.x, SS.v[s].floors, C.m);
 
     /* -- the leak: the first candidate layer whose floors keep rising -- */
     int leak_l = -1;
@@ -740,10 +513,11 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             break;
         }
     /* the site that leaks most (exact live bytes: the same floor rule) */
-    site_t *leak_site = NULL;
-    for (size_t s = 0; s < nsites; s++)
-        if (sites[s].G.leak && (!leak_site || sites[s].G.g > leak_site->G.g))
-            leak_site = &sites[s];
+    const analyze_site_t *leak_site = NULL;
+    const growth_t *LG = NULL;
+    for (size_t s = 0; s < SS.n; s++)
+        if (SG[s].leak && (!leak_site || SG[s].g > LG->g))
+            leak_site = &SS.v[s], LG = &SG[s];
     /* the layer whose numbers are reported: the leaking one, else anon
      * memory (or RSS) */
     int rep = leak_l >= 0 ? leak_l : L[WL_ANON].present ? WL_ANON : WL_RSS;
@@ -754,9 +528,9 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     R.leak_lo = G->g_lo;
     R.leak_hi = G->g_hi;
     if (leak_site && (leak_l < 0 || leak_l == WL_TRACKED)) {
-        R.leak_rate = leak_site->G.g;
-        R.leak_lo = leak_site->G.g_lo;
-        R.leak_hi = leak_site->G.g_hi;
+        R.leak_rate = LG->g;
+        R.leak_lo = LG->g_lo;
+        R.leak_hi = LG->g_hi;
     }
     bool leak = leak_l >= 0 || leak_site;
     /* map onto the batch layers, for check and the report */
@@ -841,7 +615,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
                      leak_site->where[0] ? " (" : "", leak_site->where, leak_site->where[0] ? ")" : "");
             /* freed only at exit still grew without bound while it ran */
             snprintf(R.headline, sizeof R.headline, "leak: %s per %s, %s at %.100s%s%.100s%s",
-                     analyze_fmt_bytes(b1, sizeof b1, leak_site->G.g), unit,
+                     analyze_fmt_bytes(b1, sizeof b1, LG->g), unit,
                      leak_site->never_freed > 0 ? "never freed" : "kept until the end", leak_site->function,
                      leak_site->where[0] ? " (" : "", leak_site->where, leak_site->where[0] ? ")" : "");
         } else {
@@ -849,15 +623,15 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             snprintf(R.headline, sizeof R.headline, "leak: %s per %s in %s (%s)",
                      analyze_fmt_bytes(b1, sizeof b1, L[leak_l].G.g), unit, wl_what[leak_l], wl_name[leak_l]);
         }
-        const growth_t *Gl = leak_l >= 0 ? &L[leak_l].G : &leak_site->G;
+        const growth_t *Gl = leak_l >= 0 ? &L[leak_l].G : LG;
         if (leak_site)
             snprintf(site_part, sizeof site_part, "; site %s (%s) holds %s never freed, its live bytes grow %s per %s "
                      "(95%% CI %s .. %s)", leak_site->function, leak_site->label,
                      analyze_fmt_bytes(b1, sizeof b1, leak_site->never_freed),
-                     analyze_fmt_bytes(b2, sizeof b2, leak_site->G.g), unit,
-                     analyze_fmt_bytes(b3, sizeof b3, leak_site->G.g_lo),
-                     analyze_fmt_bytes(b4, sizeof b4, leak_site->G.g_hi));
-        else if (nsites > 0)
+                     analyze_fmt_bytes(b2, sizeof b2, LG->g), unit,
+                     analyze_fmt_bytes(b3, sizeof b3, LG->g_lo),
+                     analyze_fmt_bytes(b4, sizeof b4, LG->g_hi));
+        else if (SS.n > 0)
             snprintf(site_part, sizeof site_part, "; no traced site grows (the leak is in allocations below "
                      "--trace-min or outside the traced calls)");
         snprintf(R.reason, sizeof R.reason,
@@ -949,8 +723,9 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     }
     json_t *jsites = json_array();
     size_t shown = 0;
-    for (size_t s = 0; s < nsites; s++) {
-        site_t *S = &sites[s];
+    for (size_t s = 0; s < SS.n; s++) {
+        const analyze_site_t *S = &SS.v[s];
+        const growth_t *SGs = &SG[s];
         if (shown >= WATCH_TOP_SITES && S != leak_site)
             continue;
         shown++;
@@ -966,14 +741,14 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         json_object_set_new(o, "never_freed_small_bytes", jbytes(S->small_never_freed));
         json_object_set_new(o, "held_gib_s", jnum(S->in_buffers ? S->held_gibs : NAN));
         json_object_set_new(o, "growth_unit", json_string(unit));
-        json_object_set_new(o, C.per_proof ? "growth_per_proof" : "growth_per_s", jnum(S->G.g));
+        json_object_set_new(o, C.per_proof ? "growth_per_proof" : "growth_per_s", jnum(SGs->g));
         if (!C.per_proof)
             json_object_set_new(o, "growth_per_proof", json_null());
-        json_object_set_new(o, "growth_lo", jnum(S->G.g_lo));
-        json_object_set_new(o, "growth_hi", jnum(S->G.g_hi));
-        json_object_set_new(o, "growth_last_third", jnum(S->G.tail));
-        json_object_set_new(o, "leak", json_boolean(S->G.leak));
-        json_object_set_new(o, "bounded", json_boolean(S->G.bounded));
+        json_object_set_new(o, "growth_lo", jnum(SGs->g_lo));
+        json_object_set_new(o, "growth_hi", jnum(SGs->g_hi));
+        json_object_set_new(o, "growth_last_third", jnum(SGs->tail));
+        json_object_set_new(o, "leak", json_boolean(SGs->leak));
+        json_object_set_new(o, "bounded", json_boolean(SGs->bounded));
         json_array_append_new(jsites, o);
     }
     json_t *jleak = json_object();
@@ -1032,17 +807,13 @@ done:
     json_decref(J);
     json_decref(notes);
     free(t);
-    free(ev);
     for (int l = 0; l < WL_COUNT; l++) {
-        free(L[l].y);
+        if (l != WL_TRACKED)
+            free(L[l].y);
         free(L[l].floors);
     }
-    for (size_t s = 0; sites && s < nsites; s++) {
-        free(sites[s].ev_t);
-        free(sites[s].ev_d);
-        free(sites[s].floors);
-    }
-    free(sites);
+    analyze_sites_free(&SS);
+    free(SG);
     cycles_free(&C);
     return rc;
 }
