@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/analyze_watch.h"
 #include "harness/run_csv.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -71,7 +72,8 @@
 
 struct analyze_run {
     char *dir;
-    run_csv_t samples, buffers, stages, proofs;
+    run_csv_t samples, buffers, stages, proofs, marks, sites;
+    bool watch; /* a run of zkbench watch (analyze_watch.c) */
     json_t *run_json;
     json_t *notes; /* array of strings */
 };
@@ -390,6 +392,8 @@ void analyze_run_free(analyze_run_t *r)
     run_csv_free(&r->buffers);
     run_csv_free(&r->stages);
     run_csv_free(&r->proofs);
+    run_csv_free(&r->marks);
+    run_csv_free(&r->sites);
     json_decref(r->run_json);
     json_decref(r->notes);
     free(r->dir);
@@ -411,7 +415,21 @@ const run_csv_t *analyze_run_csv(const analyze_run_t *run, const char *name)
         return &run->stages;
     if (strcmp(name, "proofs.csv") == 0)
         return &run->proofs;
+    if (strcmp(name, "marks.csv") == 0)
+        return &run->marks;
+    if (strcmp(name, "sites.csv") == 0)
+        return &run->sites;
     return NULL;
+}
+
+bool analyze_run_is_watch(const analyze_run_t *run)
+{
+    return run->watch;
+}
+
+const char *analyze_run_dir(const analyze_run_t *run)
+{
+    return run->dir;
 }
 
 const json_t *analyze_run_notes(const analyze_run_t *run)
@@ -419,17 +437,35 @@ const json_t *analyze_run_notes(const analyze_run_t *run)
     return run->notes;
 }
 
-static int load_csv(analyze_run_t *r, run_csv_t *csv, const char *name, const char *const *req,
-                    const char *const *text, const char *const *empty, char *err, size_t errlen)
+/* Reads RUN_DIR/name; optional: a missing file leaves csv empty (no
+ * columns, no rows) with a note. */
+static int load_csv(analyze_run_t *r, run_csv_t *csv, const char *name, const run_csv_opts_t *o, bool optional,
+                    char *err, size_t errlen)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", r->dir, name);
-    int rc = run_csv_read(csv, path, req, text, empty, err, errlen);
+    if (optional && access(path, F_OK) < 0 && errno == ENOENT)
+        return 0;
+    int rc = run_csv_read_opts(csv, path, o, err, errlen);
     if (rc < 0)
         return rc;
     if (csv->dropped_tail)
-        note(r, "%s: ignored the partial last row (line %zu) of an interrupted write", name, csv->tail_line);
+        note(r, "%s: dropped the partial last row (line %zu, no newline at the end) of an interrupted write", name,
+             csv->tail_line);
     return 0;
+}
+
+/* Whether run.json and samples.csv describe a watch run: config.mode pid or
+ * command, or (no batch config) no heap counters at all. */
+static bool run_is_watch(const json_t *rj, const run_csv_t *s)
+{
+    const json_t *cfg = json_object_get(rj, "config");
+    const char *mode = json_string_value(json_object_get(cfg, "mode"));
+    if (mode && (strcmp(mode, "pid") == 0 || strcmp(mode, "command") == 0))
+        return true;
+    if (json_object_get(cfg, "pw"))
+        return false;
+    return run_csv_col(s, "je_allocated") < 0 && run_csv_col(s, "je_resident") < 0;
 }
 
 int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t errlen)
@@ -451,24 +487,99 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
     }
     static const char *const s_req[] = {"t_ms", "rss", "je_allocated", "je_resident", "gpu_used", "n_synth",
                                         "q_gpu", "n_gpu", "n_finish", "proofs_done", NULL};
+    static const char *const s_req_watch[] = {"t_ms", "rss", NULL};
     static const char *const b_req[] = {"id", "kind", "device", "proof", "partition", "bytes",
                                         "t_alloc_ms", "t_free_ms", NULL};
-    static const char *const b_text[] = {"kind", "device", NULL};
+    static const char *const b_text[] = {"kind", "device", "site", NULL};
     static const char *const b_empty[] = {"t_free_ms", "t_last_use_ms", NULL};
+    static const char *const bw_req[] = {"id", "kind", "bytes", "t_alloc_ms", "t_free_ms", NULL};
+    static const char *const bw_empty[] = {"t_free_ms", "t_last_use_ms", "proof", "partition", NULL};
     static const char *const st_req[] = {"proof", "partition", "stage", "worker", "t_start_ms", "t_end_ms", NULL};
     static const char *const st_text[] = {"stage", "worker", NULL};
     static const char *const st_empty[] = {"t_end_ms", NULL};
     static const char *const p_req[] = {"proof", "t_submit_ms", "t_start_ms", "t_done_ms", "wall_ms", "verified",
                                         NULL};
     static const char *const p_empty[] = {"t_start_ms", "t_done_ms", "wall_ms", "verified", NULL};
+    static const char *const m_req[] = {"t_ms", NULL};
+    static const char *const m_text[] = {"source", "name", NULL};
+    static const char *const m_empty[] = {"pid", NULL};
+    static const char *const si_req[] = {"site", NULL};
+    static const char *const si_text[] = {"site", "function", "file", "module", "frames", NULL};
+    static const char *const si_empty[] = {"line", "n_allocs", "bytes_total", "n_small", "bytes_small",
+                                           "never_freed_bytes", NULL};
     int rc;
-    if ((rc = load_csv(r, &r->samples, "samples.csv", s_req, NULL, NULL, err, errlen)) < 0 ||
-        (rc = load_csv(r, &r->buffers, "buffers.csv", b_req, b_text, b_empty, err, errlen)) < 0 ||
-        (rc = load_csv(r, &r->stages, "stages.csv", st_req, st_text, st_empty, err, errlen)) < 0 ||
-        (rc = load_csv(r, &r->proofs, "proofs.csv", p_req, NULL, p_empty, err, errlen)) < 0)
+    /* samples.csv first, leniently: whether heap columns are filled decides
+     * (with run.json) how the rest is read */
+    const run_csv_opts_t so = {.required = s_req_watch, .empty_cols_absent = true};
+    if ((rc = load_csv(r, &r->samples, "samples.csv", &so, false, err, errlen)) < 0)
         goto fail;
-    /* samples: time must not go backwards and bytes must not be negative. */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    r->run_json = json_load_file(path, 0, &je);
+    if (!r->run_json) {
+        if (access(path, F_OK) < 0)
+            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        else
+            snprintf(err, errlen, "%s:%d: %s, expected a JSON object", path, je.line, je.text);
+        rc = -EINVAL;
+        goto fail;
+    }
+    if (!json_is_object(r->run_json)) {
+        snprintf(err, errlen, "%s: expected a JSON object at the top", path);
+        rc = -EINVAL;
+        goto fail;
+    }
     const run_csv_t *s = &r->samples;
+    r->watch = run_is_watch(r->run_json, s);
+    if (!r->watch) {
+        /* a batch fills every column: the strict rules of a batch run */
+        for (const char *const *q = s_req; *q; q++) {
+            bool in_header = false;
+            for (size_t j = 0; j < s->ncols && !in_header; j++)
+                in_header = strcmp(s->names[j], *q) == 0;
+            if (!in_header) {
+                snprintf(err, errlen, "%s/samples.csv:1: header lacks column '%s' (is this a zkbench run file?)",
+                         dir, *q);
+                rc = -EINVAL;
+                goto fail;
+            }
+        }
+        for (size_t j = 0; j < s->ncols; j++)
+            if (run_csv_absent(s, j)) {
+                snprintf(err, errlen, "%s/samples.csv:%zu: column %s is empty, expected a number", dir,
+                         s->first_line, s->names[j]);
+                rc = -EINVAL;
+                goto fail;
+            }
+        const run_csv_opts_t bo = {.required = b_req, .text_cols = b_text, .empty_ok = b_empty},
+                             sto = {.required = st_req, .text_cols = st_text, .empty_ok = st_empty},
+                             po = {.required = p_req, .empty_ok = p_empty};
+        if ((rc = load_csv(r, &r->buffers, "buffers.csv", &bo, false, err, errlen)) < 0 ||
+            (rc = load_csv(r, &r->stages, "stages.csv", &sto, false, err, errlen)) < 0 ||
+            (rc = load_csv(r, &r->proofs, "proofs.csv", &po, false, err, errlen)) < 0)
+            goto fail;
+    } else {
+        /* a watch writes what it can: buffers and sites with --trace, marks
+         * with --mark or the API; kinds are site labels or user tags */
+        const run_csv_opts_t bo = {.required = bw_req, .text_cols = b_text, .empty_ok = bw_empty},
+                             mo = {.required = m_req, .text_cols = m_text, .empty_ok = m_empty},
+                             sio = {.required = si_req, .text_cols = si_text, .empty_ok = si_empty};
+        if ((rc = load_csv(r, &r->buffers, "buffers.csv", &bo, true, err, errlen)) < 0 ||
+            (rc = load_csv(r, &r->marks, "marks.csv", &mo, true, err, errlen)) < 0 ||
+            (rc = load_csv(r, &r->sites, "sites.csv", &sio, true, err, errlen)) < 0)
+            goto fail;
+        const run_csv_t *m = &r->marks;
+        int mt = run_csv_col(m, "t_ms");
+        for (size_t i = 0; i < m->nrows; i++)
+            if (run_csv_num(m, i, mt) < 0) {
+                snprintf(err, errlen, "%s/marks.csv: row %zu: t_ms is %.3f, expected a time since the run's start",
+                         dir, i + 1, run_csv_num(m, i, mt));
+                rc = -EINVAL;
+                goto fail;
+            }
+    }
+    /* samples: time must not go backwards and bytes must not be negative. */
     int tcol = run_csv_col(s, "t_ms");
     for (size_t i = 0; i < s->nrows; i++) {
         if (i > 0 && run_csv_num(s, i, tcol) < run_csv_num(s, i - 1, tcol)) {
@@ -494,23 +605,6 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
             rc = -EINVAL;
             goto fail;
         }
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    json_error_t je;
-    r->run_json = json_load_file(path, 0, &je);
-    if (!r->run_json) {
-        if (access(path, F_OK) < 0)
-            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        else
-            snprintf(err, errlen, "%s:%d: %s, expected a JSON object", path, je.line, je.text);
-        rc = -EINVAL;
-        goto fail;
-    }
-    if (!json_is_object(r->run_json)) {
-        snprintf(err, errlen, "%s: expected a JSON object at the top", path);
-        rc = -EINVAL;
-        goto fail;
-    }
     *ret = r;
     return 0;
 fail:
@@ -683,6 +777,8 @@ char *analyze_fmt_bytes(char *buf, size_t len, double v)
     double a = fabs(v);
     if (!isfinite(v))
         snprintf(buf, len, "n/a");
+    else if (a < 0.5)
+        snprintf(buf, len, "0 B"); /* not "-0 B" */
     else if (a >= GIB)
         snprintf(buf, len, "%.2f GiB", v / GIB);
     else if (a >= MIB)
@@ -721,6 +817,8 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     analyze_result_t R = {0};
     series_t S;
     const run_csv_t *sc = &run->samples;
+    if (run->watch && sc->nrows > 0)
+        return analyze_watch_compute(ret, run, opts, err, errlen);
     if (sc->nrows == 0) {
         snprintf(err, errlen, "%s/samples.csv: no samples (empty run), expected at least one sampler tick", run->dir);
         return -EINVAL;
@@ -866,7 +964,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         json_object_set_new(o, "fitted", json_true());
         json_object_set_new(o, "fit", jf);
         json_object_set_new(jf, "intercept", coef_json(F->beta[0], F->se[0]));
-        static const char *const fname[] = {"f_synth", "f_queue", "f_gpu", "f_finish", "g"};
+        static const char *const fname[ANALYZE_NX] = {"f_synth", "f_queue", "f_gpu", "f_finish", "f_blocked", "g"};
         for (int x = 0; x < ANALYZE_NX; x++) {
             if (F->kept[1 + x])
                 json_object_set_new(jf, fname[x], coef_json(F->beta[1 + x], F->se[1 + x]));
@@ -1425,7 +1523,8 @@ int analyze_write_verdict(const char *dir, const analyze_result_t *r, char *err,
     }
     static const char *const keys[] = {"verdict", "reason", "evidence", "checks", "peak_rss", "baseline_rss",
                                        "footprint_per_partition", "leak_bytes_per_proof", "leak_ci95",
-                                       "s_per_proof", "pw", "largest_pw", "proofs_done", "drained"};
+                                       "s_per_proof", "pw", "largest_pw", "proofs_done", "drained",
+                                       "headline", "growth", "never_freed_bytes", "run_kind"};
     json_t *v = json_object();
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         json_t *x = json_object_get(r->json, keys[k]);

@@ -110,6 +110,14 @@ const json_t *analyze_run_json(const analyze_run_t *run);
 const run_csv_t *analyze_run_csv(const analyze_run_t *run, const char *name);
 /* The notes collected while loading (borrowed JSON array of strings). */
 const json_t *analyze_run_notes(const analyze_run_t *run);
+/* Whether the run is a zkbench watch run (run.json config.mode "pid" or
+ * "command", or no heap counters and no batch config): analyzed from the
+ * process layers, marks and traced sites (analyze_watch.c). For a watch run
+ * analyze_run_csv also gives "marks.csv" and "sites.csv" (empty when the
+ * run has none), and buffers.csv's kinds are free-form site labels. */
+bool analyze_run_is_watch(const analyze_run_t *run);
+/* The run folder as given to analyze_run_load (borrowed). */
+const char *analyze_run_dir(const analyze_run_t *run);
 
 typedef struct {
     uint64_t ram_bytes; /* RAM to fit in; 0: run.json machine RAM if recorded */
@@ -147,6 +155,10 @@ typedef struct {
     double ram_bytes, margin;
     double limit_rss;    /* what peak RSS is compared with: RAM or cap less the margin (+ file-backed RSS for a cap) */
     size_t proofs_done, samples;
+    /* a watch run: growth is per proof when it has proof boundaries (marks,
+     * proofs_done), else per second; leak_rate/lo/hi are in that unit */
+    bool watch, per_proof;
+    char headline[320]; /* "leak: 2.0 MiB per proof, never freed at f (f.c:14)"; "" for a batch */
     json_t *json; /* the whole analysis (verdict, evidence, every section); owned */
 } analyze_result_t;
 

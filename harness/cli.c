@@ -21,6 +21,11 @@ int cli_error(int code, const char *fmt, ...)
     return code;
 }
 
+void cli_warn_csv(const char *msg)
+{
+    fprintf(stderr, "zkbench: warning: %s\n", msg);
+}
+
 int cli_bad_option(const char *command, int argc, char **argv)
 {
     /* getopt_long leaves optind past the offending element. */

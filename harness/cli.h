@@ -10,6 +10,9 @@
 
 /* Prints "zkbench: <message>" and returns code (for `return cli_error(...)`). */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "zkbench: warning: <msg>": the sink of run_csv_set_warn for the
+ * commands that read run files. */
+void cli_warn_csv(const char *msg);
 /* After getopt_long returned '?' or ':': names the bad option of command
  * and returns 2. */
 int cli_bad_option(const char *command, int argc, char **argv);

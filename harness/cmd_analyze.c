@@ -13,6 +13,7 @@
 #include "harness/analyze.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/run_csv.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -20,13 +21,15 @@
 static void usage(FILE *f)
 {
     fputs("usage: zkbench analyze RUN_DIR [--ram SIZE | --mem-limit SIZE] [--margin PCT] [--json]\n"
-          "Diagnoses a run of zkbench batch: leak, queue-pileup, held-too-long,\n"
+          "Diagnoses a run of zkbench batch or watch: leak, queue-pileup, held-too-long,\n"
           "retention, capacity or healthy, with the numbers behind it, the bytes a\n"
           "partition holds in each pipeline state, the predicted peak for other pw\n"
           "values and the largest pw that fits --ram or a cgroup's --mem-limit (e.g.\n"
           "755GiB, 128G, 64000000000; default: the run's own --mem-limit, else its\n"
           "machine RAM) less --margin percent (default 10). --json prints one JSON\n"
-          "object. The verdict is also written into RUN_DIR/run.json.\n"
+          "object. The verdict is also written into RUN_DIR/run.json. A watch run is\n"
+          "judged from its RSS layers' valley floors per proof (marks.csv, proofs_done)\n"
+          "or per second, and with --trace by allocation site.\n"
           "See docs/diagnosis.md.\n",
           f);
 }
@@ -61,6 +64,66 @@ static double jv(const json_t *o, const char *path)
         p += len + (dot ? 1 : 0);
     }
     return json_is_number(o) ? json_number_value(o) : NAN;
+}
+
+/* Element i of the array o[key], or NAN. */
+static double jv_at(const json_t *o, const char *key, size_t i)
+{
+    const json_t *v = json_array_get(json_object_get(o, key), i);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The report of a watch run: its layers with their valley floors, the
+ * proof boundaries, the traced sites. */
+static void report_watch(FILE *f, const char *dir, const analyze_result_t *r)
+{
+    char a[24], b[24], c[24], d[24], e[24], lo[24], hi[24];
+    const json_t *J = r->json, *jb = json_object_get(J, "boundaries");
+    const char *unit = r->per_proof ? "proof" : "s";
+    fprintf(f, "run          %s: watch, %zu samples, boundaries: %s\n", dir, r->samples,
+            json_string_value(json_object_get(jb, "detail")));
+    fprintf(f, "verdict      %s\n             %s\n\n", r->headline, r->reason);
+    fprintf(f, "%-12s %11s %11s %11s %11s %13s  %s\n", "layer", "first floor", "last floor", "peak", "end",
+            r->per_proof ? "per proof" : "per second", "95% CI (last two thirds)");
+    const char *key;
+    json_t *val;
+    json_object_foreach(json_object_get(J, "layers"), key, val) {
+        const json_t *g = json_object_get(val, "growth"), *fl = json_object_get(val, "valley_floors");
+        size_t nf = json_array_size(fl);
+        const char *mark = json_is_true(json_object_get(g, "leak"))      ? "  LEAK"
+                           : json_is_true(json_object_get(g, "bounded")) ? "  bounded"
+                                                                         : "";
+        fprintf(f, "%-12s %11s %11s %11s %11s %13s  %s .. %s%s\n", key,
+                fb(a, nf ? (double)json_integer_value(json_array_get(fl, 0)) : NAN),
+                fb(b, nf ? (double)json_integer_value(json_array_get(fl, nf - 1)) : NAN), fb(c, jv(val, "peak")),
+                fb(d, jv(val, "end")), fb(e, jv(g, r->per_proof ? "bytes_per_proof" : "bytes_per_s")),
+                fb(lo, jv_at(g, "ci95", 0)), fb(hi, jv_at(g, "ci95", 1)), mark);
+    }
+    size_t i;
+    const json_t *js = json_object_get(J, "sites");
+    if (json_array_size(js) > 0) {
+        fprintf(f, "\nsites        top by never-freed bytes (--trace)\n");
+        fprintf(f, "  %-28s %-22s %11s %10s %12s  %s\n", "function", "where", "never freed", "held GiB*s",
+                r->per_proof ? "per proof" : "per second", "95% CI");
+        json_array_foreach(js, i, val) {
+            char held[24] = "-";
+            if (isfinite(jv(val, "held_gib_s")))
+                snprintf(held, sizeof held, "%.3f", jv(val, "held_gib_s"));
+            fprintf(f, "  %-28.28s %-22.22s %11s %10s %12s  %s .. %s%s\n",
+                    json_string_value(json_object_get(val, "function")),
+                    json_string_value(json_object_get(val, "where")), fb(a, jv(val, "never_freed_bytes")),
+                    held, fb(b, jv(val, r->per_proof ? "growth_per_proof" : "growth_per_s")),
+                    fb(c, jv(val, "growth_lo")), fb(d, jv(val, "growth_hi")),
+                    json_is_true(json_object_get(val, "leak"))      ? "  LEAK"
+                    : json_is_true(json_object_get(val, "bounded")) ? "  bounded"
+                                                                    : "");
+        }
+    }
+    fprintf(f, "\npeak RSS     %s; never freed (traced) %s", fb(a, r->peak_rss), fb(b, r->never_freed_bytes));
+    if (isfinite(r->s_per_proof))
+        fprintf(f, "; %.3f s per proof", r->s_per_proof);
+    fprintf(f, "; growth in bytes per %s\n", unit);
+    json_array_foreach(json_object_get(J, "notes"), i, val) fprintf(f, "note         %s\n", json_string_value(val));
 }
 
 static void report(FILE *f, const char *dir, const analyze_result_t *r)
@@ -236,6 +299,7 @@ int cmd_analyze(int argc, char **argv)
     char err[768];
     analyze_run_t *run = NULL;
     analyze_result_t r;
+    run_csv_set_warn(cli_warn_csv);
     if (analyze_run_load(&run, dir, err, sizeof err) < 0)
         return cli_error(2, "analyze: %s", err);
     if (analyze_compute(&r, run, &o, err, sizeof err) < 0) {
@@ -248,6 +312,8 @@ int cmd_analyze(int argc, char **argv)
     if (json) {
         json_dumpf(r.json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
+    } else if (r.watch) {
+        report_watch(stdout, dir, &r);
     } else {
         report(stdout, dir, &r);
     }

@@ -3,9 +3,11 @@
  * is analyzed (analyze.h) and compared with the limits of a baseline file:
  * peak RSS, footprint per partition, leak rate, the verdict, and s/proof as
  * a ratio to a reference run on the same machine (skipped on another).
- * `--write-baseline FILE` makes such a file from a good run. Exit 0: within
- * limits; 1: a limit exceeded (report on stdout, one line on stderr);
- * 2: bad arguments, run or baseline file.
+ * `--write-baseline FILE` makes such a file from a good run (batch or watch).
+ * A limit a run cannot be checked for (a footprint on a watch run) is
+ * reported as skipped; a baseline none of whose limits could be checked is
+ * an error. Exit 0: within limits; 1: a limit exceeded (report on stdout,
+ * one line on stderr); 2: bad arguments, run or baseline file.
  *
  * Baseline file (JSON, format "zkbench-baseline-1"; docs/diagnosis.md):
  *   limits.peak_rss                {value (bytes), tolerance (fraction), slack (bytes)}
@@ -13,6 +15,10 @@
  *                                  value * (1 + tolerance) + slack
  *   limits.leak_bytes_per_proof    {max (bytes)}: the run fails when the
  *                                  lower end of its 95% CI is above max
+ *   limits.growth_bytes_per_s      {max (bytes/s)}: a watch run without proof
+ *                                  boundaries, like leak_bytes_per_proof
+ *   limits.never_freed_bytes       {max (bytes)}: tracked (batch) or traced
+ *                                  (watch --trace) bytes never freed
  *   limits.s_per_proof_ratio       {max}: run s/proof / reference s/proof
  *   limits.verdicts                [allowed verdict names]
  *   reference.machine, reference.s_per_proof: where the timing came from
@@ -29,6 +35,7 @@
 #include "harness/analyze.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/run_csv.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -42,6 +49,7 @@
 #define LEAK_SHARE_OF_FOOTPRINT 0.02
 #define TIME_RATIO 1.25
 #define FOOTPRINT_SLACK (1.0 * MIB) /* plus 4 standard errors of the baseline's fit */
+#define NEVER_FREED_SLACK (1.0 * MIB)
 
 static void usage(FILE *f)
 {
@@ -52,7 +60,9 @@ static void usage(FILE *f)
           "only on the same machine) with the limits in FILE. Exit 0: within limits;\n"
           "1: a limit exceeded; 2: bad input. --write-baseline makes FILE from a good\n"
           "run with default tolerances (peak +10% + 4 MiB, footprint +15% + 4 se + 1 MiB,\n"
-          "leak <= max(1 MiB, 2% of the footprint), s/proof x1.25). Format:\n"
+          "leak <= max(1 MiB, 2% of the footprint), s/proof x1.25). From a watch run:\n"
+          "peak RSS, growth per proof (or per second), never-freed traced bytes and the\n"
+          "verdict; limits a run cannot be checked for are skipped. Format:\n"
           "docs/diagnosis.md.\n",
           f);
 }
@@ -93,11 +103,17 @@ static json_t *machine_of(const json_t *m)
     return o;
 }
 
-static int write_baseline(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json)
+static int write_baseline_watch(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                                bool has_buffers);
+
+static int write_baseline(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                          bool has_buffers)
 {
     if (r->verdict != ANALYZE_HEALTHY && r->verdict != ANALYZE_CAPACITY)
         return cli_error(2, "check: %s: the run's verdict is %s (%s); a baseline must come from a healthy run", dir,
                          analyze_verdict_name(r->verdict), r->reason);
+    if (r->watch)
+        return write_baseline_watch(dir, path, r, run_json, has_buffers);
     if (!isfinite(r->peak_rss) || !isfinite(r->footprint_per_partition))
         return cli_error(2, "check: %s: no footprint per partition could be fitted, so no baseline can be made", dir);
     double leak_max = fmax(LEAK_FLOOR, LEAK_SHARE_OF_FOOTPRINT * r->footprint_per_partition);
@@ -149,6 +165,58 @@ static int write_baseline(const char *dir, const char *path, const analyze_resul
     return 0;
 }
 
+/* A baseline from a watch run: the limits a foreign process can be held
+ * to (peak RSS, growth per proof or per second, never-freed traced bytes,
+ * the verdict, s/proof between marks); no footprint per partition. */
+static int write_baseline_watch(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                                bool has_buffers)
+{
+    if (!isfinite(r->peak_rss))
+        return cli_error(2, "check: %s: no peak RSS, so no baseline can be made", dir);
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:O?}", "format", BASELINE_FORMAT, "created", when, "source_run", dir,
+                          "run_kind", "watch", "config", json_object_get(run_json, "config"));
+    double growth_max = fmax(LEAK_FLOOR, isfinite(r->leak_hi) ? r->leak_hi : 0);
+    json_t *ref = json_object();
+    json_object_set_new(ref, "machine", machine_of(json_object_get(run_json, "machine")));
+    json_object_set_new(ref, "s_per_proof", isfinite(r->s_per_proof) ? json_real(r->s_per_proof) : json_null());
+    json_object_set_new(ref, "peak_rss", json_integer((json_int_t)llround(r->peak_rss)));
+    json_object_set_new(ref, r->per_proof ? "leak_bytes_per_proof" : "growth_bytes_per_s",
+                        isfinite(r->leak_rate) ? json_integer((json_int_t)llround(r->leak_rate)) : json_null());
+    json_object_set_new(ref, "verdict", json_string(analyze_verdict_name(r->verdict)));
+    json_object_set_new(b, "reference", ref);
+    json_t *lim = json_object();
+    json_object_set_new(lim, "peak_rss", json_pack("{s:I,s:f,s:I}", "value", (json_int_t)llround(r->peak_rss),
+                                                   "tolerance", TOL_PEAK, "slack", (json_int_t)PEAK_SLACK));
+    json_object_set_new(lim, r->per_proof ? "leak_bytes_per_proof" : "growth_bytes_per_s",
+                        json_pack("{s:I}", "max", (json_int_t)llround(growth_max)));
+    double nf_max = 0;
+    if (has_buffers) {
+        nf_max = r->never_freed_bytes * (1 + TOL_PEAK) + NEVER_FREED_SLACK;
+        json_object_set_new(lim, "never_freed_bytes", json_pack("{s:I}", "max", (json_int_t)llround(nf_max)));
+    }
+    if (r->per_proof && isfinite(r->s_per_proof))
+        json_object_set_new(lim, "s_per_proof_ratio", json_pack("{s:f}", "max", TIME_RATIO));
+    json_object_set_new(lim, "verdicts", json_pack("[ss]", "healthy", "capacity"));
+    json_object_set_new(b, "limits", lim);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int rc = json_dump_file(b, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(b);
+    if (rc < 0 || rename(tmp, path) < 0) {
+        unlink(tmp);
+        return cli_error(2, "check: cannot write the baseline %s: %s", path, strerror(errno ? errno : EIO));
+    }
+    char a[24], c[24], d[24];
+    printf("baseline %s written from the watch run %s: peak RSS %s (+%.0f%%), growth <= %s per %s%s%s\n", path, dir,
+           fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, growth_max), r->per_proof ? "proof" : "second",
+           has_buffers ? ", never freed <= " : "", has_buffers ? fb(d, nf_max) : "");
+    return 0;
+}
+
 /* Reads a limit {value, tolerance, slack (optional, bytes)}: the limit is
  * value * (1 + tolerance) + slack. False when absent or malformed. */
 static bool limit_pair(const json_t *lim, const char *key, double *value, double *tol, double *slack)
@@ -162,7 +230,8 @@ static bool limit_pair(const json_t *lim, const char *key, double *value, double
     return isfinite(*value) && isfinite(*tol) && *tol >= 0 && isfinite(*slack) && *slack >= 0;
 }
 
-static int check(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json)
+static int check(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                 bool has_buffers)
 {
     json_error_t je;
     json_t *b = json_load_file(path, 0, &je);
@@ -180,11 +249,13 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
     }
     /* A baseline that checks nothing would turn the gate off silently. */
     static const char *const known[] = {"peak_rss", "footprint_per_partition", "leak_bytes_per_proof",
-                                        "s_per_proof_ratio", "verdicts", NULL};
+                                        "growth_bytes_per_s", "never_freed_bytes", "s_per_proof_ratio", "verdicts",
+                                        NULL};
     if (json_object_size(lim) == 0) {
         json_decref(b);
         return cli_error(2, "check: %s: \"limits\" is empty, expected at least one of peak_rss, "
-                         "footprint_per_partition, leak_bytes_per_proof, s_per_proof_ratio, verdicts", path);
+                         "footprint_per_partition, leak_bytes_per_proof, growth_bytes_per_s, never_freed_bytes, "
+                         "s_per_proof_ratio, verdicts", path);
     }
     const char *key;
     const json_t *val;
@@ -194,7 +265,8 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
             k++;
         if (!*k) {
             int rc = cli_error(2, "check: %s: unknown limit '%s', expected one of peak_rss, footprint_per_partition, "
-                               "leak_bytes_per_proof, s_per_proof_ratio, verdicts", path, key);
+                               "leak_bytes_per_proof, growth_bytes_per_s, never_freed_bytes, s_per_proof_ratio, "
+                               "verdicts", path, key);
             json_decref(b);
             return rc;
         }
@@ -203,16 +275,18 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
     bool has_peak = limit_pair(lim, "peak_rss", &pv, &pt, &ps),
          has_fp = limit_pair(lim, "footprint_per_partition", &fv, &ft, &fs);
     const json_t *jl = json_object_get(lim, "leak_bytes_per_proof"), *jt = json_object_get(lim, "s_per_proof_ratio"),
-                 *jv = json_object_get(lim, "verdicts");
-    double leak_max = num(jl, "max"), tmax = num(jt, "max");
+                 *jv = json_object_get(lim, "verdicts"), *jgs = json_object_get(lim, "growth_bytes_per_s"),
+                 *jnf = json_object_get(lim, "never_freed_bytes");
+    double leak_max = num(jl, "max"), tmax = num(jt, "max"), gs_max = num(jgs, "max"), nf_max = num(jnf, "max");
     if ((json_object_get(lim, "peak_rss") && !has_peak) || (json_object_get(lim, "footprint_per_partition") && !has_fp) ||
-        (jl && !isfinite(leak_max)) || (jt && !isfinite(tmax)) || (jv && !json_is_array(jv))) {
+        (jl && !isfinite(leak_max)) || (jt && !isfinite(tmax)) || (jv && !json_is_array(jv)) ||
+        (jgs && !isfinite(gs_max)) || (jnf && !isfinite(nf_max))) {
         json_decref(b);
         return cli_error(2, "check: %s: a limit is malformed (expected {\"value\": bytes, \"tolerance\": fraction}, "
                          "{\"max\": number} or a list of verdicts)", path);
     }
     char a[24], c[24], d[24], e[24];
-    int failed = 0, checked = 0;
+    int failed = 0, checked = 0, skipped = 0;
     char names[256] = "";
 #define RESULT(ok, name, ...)                                                                                          \
     do {                                                                                                               \
@@ -226,23 +300,48 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
         printf(__VA_ARGS__);                                                                                           \
         putchar('\n');                                                                                                 \
     } while (0)
+#define SKIP(name, ...)                                                                                                \
+    do {                                                                                                               \
+        skipped++;                                                                                                     \
+        printf("  %-4s %-24s cannot be checked on this run: ", "skip", name);                                          \
+        printf(__VA_ARGS__);                                                                                           \
+        putchar('\n');                                                                                                 \
+    } while (0)
     printf("check %s against %s\n", dir, path);
     if (has_peak) {
         double lim_v = pv * (1 + pt) + ps;
         RESULT(r->peak_rss <= lim_v, "peak RSS", "%s, limit %s (baseline %s + %.0f%%%s%s)", fb(a, r->peak_rss),
                fb(c, lim_v), fb(d, pv), 100 * pt, ps > 0 ? " + " : "", ps > 0 ? fb(e, ps) : "");
     }
-    if (has_fp) {
+    if (has_fp && r->watch) {
+        SKIP("footprint per partition", "a watch run has no pipeline to fit per-partition footprints");
+    } else if (has_fp) {
         double lim_v = fv * (1 + ft) + fs;
         bool ok = isfinite(r->footprint_per_partition) && r->footprint_per_partition <= lim_v;
         RESULT(ok, "footprint per partition", "%s +- %s, limit %s (baseline %s + %.0f%% + %s slack)%s",
                fb(a, r->footprint_per_partition), fb(d, r->footprint_se), fb(c, lim_v), fb(e, fv), 100 * ft,
                fb(d, fs), isfinite(r->footprint_per_partition) ? "" : "; not fitted in this run");
     }
-    if (jl) {
+    if (jl && r->watch && !r->per_proof) {
+        SKIP("leak per proof", "no proof boundaries (marks.csv, proofs_done): growth is per second here");
+    } else if (jl) {
         bool ok = !(isfinite(r->leak_lo) && r->leak_lo > leak_max) && r->verdict != ANALYZE_LEAK;
         RESULT(ok, "leak per proof", "%s (95%% CI %s .. %s), limit %s%s", fb(a, r->leak_rate), fb(c, r->leak_lo),
                fb(d, r->leak_hi), fb(e, leak_max), r->verdict == ANALYZE_LEAK ? "; analyze finds a leak" : "");
+    }
+    if (jgs && !(r->watch && !r->per_proof)) {
+        SKIP("growth per second", "%s", r->watch ? "growth is per proof in this run (it has proof boundaries)"
+                                                 : "a batch run's growth is per proof");
+    } else if (jgs) {
+        bool ok = !(isfinite(r->leak_lo) && r->leak_lo > gs_max) && r->verdict != ANALYZE_LEAK;
+        RESULT(ok, "growth per second", "%s (95%% CI %s .. %s), limit %s%s", fb(a, r->leak_rate), fb(c, r->leak_lo),
+               fb(d, r->leak_hi), fb(e, gs_max), r->verdict == ANALYZE_LEAK ? "; analyze finds a leak" : "");
+    }
+    if (jnf && !has_buffers) {
+        SKIP("never freed", "no buffers.csv (record one with watch --trace)");
+    } else if (jnf) {
+        RESULT(r->never_freed_bytes <= nf_max, "never freed", "%s, limit %s", fb(a, r->never_freed_bytes),
+               fb(c, nf_max));
     }
     if (jv) {
         bool ok = false;
@@ -258,7 +357,9 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
         json_t *m_run = machine_of(json_object_get(run_json, "machine"));
         const json_t *m_ref = json_object_get(ref, "machine");
         double s_ref = num(ref, "s_per_proof");
-        if (!json_is_object(m_ref) || !json_equal(m_run, (json_t *)m_ref)) {
+        if (json_object_size(m_run) == 0) {
+            printf("  %-4s %-24s skipped: the run records no machine\n", "skip", "s/proof");
+        } else if (!json_is_object(m_ref) || !json_equal(m_run, (json_t *)m_ref)) {
             char *s1 = json_dumps(m_ref, JSON_COMPACT), *s2 = json_dumps(m_run, JSON_COMPACT);
             printf("  %-4s %-24s skipped: the machine differs (baseline %s, this run %s)\n", "skip", "s/proof",
                    s1 ? s1 : "none", s2 ? s2 : "none");
@@ -275,7 +376,11 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
         json_decref(m_run);
     }
 #undef RESULT
+#undef SKIP
     json_decref(b);
+    if (checked == 0) /* a gate that checked nothing is no gate */
+        return cli_error(2, "check: %s: none of its limits could be checked on %s (%d skipped)", path, dir,
+                         skipped);
     if (failed) {
         printf("FAIL  %d of %d limits exceeded\n", failed, checked);
         return cli_error(1, "check: %s exceeds the baseline %s: %s", dir, path, names);
@@ -318,13 +423,16 @@ int cmd_check(int argc, char **argv)
     char err[768];
     analyze_run_t *run = NULL;
     analyze_result_t r;
+    run_csv_set_warn(cli_warn_csv);
     if (analyze_run_load(&run, dir, err, sizeof err) < 0)
         return cli_error(2, "check: %s", err);
     if (analyze_compute(&r, run, &o, err, sizeof err) < 0) {
         analyze_run_free(run);
         return cli_error(2, "check: %s", err);
     }
-    int status = write ? write_baseline(dir, write, &r, analyze_run_json(run)) : check(dir, base, &r, analyze_run_json(run));
+    bool has_buffers = analyze_run_csv(run, "buffers.csv")->ncols > 0;
+    int status = write ? write_baseline(dir, write, &r, analyze_run_json(run), has_buffers)
+                       : check(dir, base, &r, analyze_run_json(run), has_buffers);
     analyze_result_clear(&r);
     analyze_run_free(run);
     return status;

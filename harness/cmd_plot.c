@@ -12,6 +12,7 @@
 #include "harness/analyze.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/run_csv.h"
 #include "harness/plot.h"
 
 static void usage(FILE *f)
@@ -19,11 +20,15 @@ static void usage(FILE *f)
     fputs("usage: zkbench plot RUN_DIR [--out DIR]\n"
           "Draws a run with gnuplot into DIR (default RUN_DIR), each as .png and .svg:\n"
           "  memory   RSS, je_allocated, je_resident, tracked and GPU memory over time,\n"
-          "           proof completions marked\n"
-          "  kinds    live tracked bytes stacked by buffer kind\n"
+          "           proof completions marked; for a watch run RSS, RssAnon, RssFile,\n"
+          "           the cgroup, GPU and traced bytes, with its marks\n"
+          "  kinds    live tracked bytes stacked by buffer kind (batch)\n"
           "  buffers  one bar per buffer from allocation to free, coloured by kind\n"
+          "           (batch) or allocation site (watch --trace)\n"
           "  sweep    peak RSS against pw with the model and RAM (RUN_DIR/sweep.csv)\n"
-          "Exit 0; 1: gnuplot missing or failed; 2: bad RUN_DIR.\n",
+          "Figures are drawn to temporary names and renamed together at the end, so a\n"
+          "failure leaves none of them. Exit 0; 1: gnuplot missing or failed; 2: bad\n"
+          "RUN_DIR (e.g. no samples).\n",
           f);
 }
 
@@ -59,6 +64,7 @@ int cmd_plot(int argc, char **argv)
     snprintf(samples, sizeof samples, "%s/samples.csv", dir);
     snprintf(sweep_csv, sizeof sweep_csv, "%s/sweep.csv", dir);
     if (access(samples, F_OK) != 0 && access(sweep_csv, R_OK) == 0) {
+        run_csv_set_warn(cli_warn_csv);
         int rc = plot_sweep(sweep_csv, out, err, sizeof err);
         if (rc < 0)
             return cli_error(rc == -EINVAL ? 2 : 1, "plot: %s", err);
@@ -66,6 +72,7 @@ int cmd_plot(int argc, char **argv)
         return 0;
     }
     analyze_run_t *run = NULL;
+    run_csv_set_warn(cli_warn_csv);
     if (analyze_run_load(&run, dir, err, sizeof err) < 0)
         return cli_error(2, "plot: %s", err);
     int rc = plot_run(run, dir, out, written, sizeof written, err, sizeof err);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,13 +79,42 @@ static int read_all(char **ret, size_t *len, const char *path)
 }
 
 /* Splits line (NUL-terminated, modified in place) at commas; returns the
- * field count, at most max (counting further fields without storing). */
+ * field count, at most max (counting further fields without storing). A
+ * field that starts with a double quote runs to the closing quote ("" is a
+ * quote inside), as RFC 4180 writes names that hold commas (C++ functions);
+ * an unterminated quote gives SIZE_MAX. */
 static size_t split(char *line, char **fields, size_t max)
 {
     size_t n = 0;
     char *p = line;
     for (;;) {
-        char *comma = strchr(p, ',');
+        char *q = p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        char *comma;
+        if (*q == '"') {
+            char *r = q + 1, *w = q;
+            for (;;) {
+                if (*r == '\0')
+                    return SIZE_MAX;
+                if (*r == '"') {
+                    if (r[1] != '"')
+                        break;
+                    r++;
+                }
+                *w++ = *r++;
+            }
+            r++; /* the closing quote */
+            while (*r == ' ' || *r == '\t' || *r == '\r')
+                r++;
+            if (*r != ',' && *r != '\0')
+                return SIZE_MAX;
+            *w = '\0';
+            comma = *r == ',' ? r : NULL;
+            p = q;
+        } else {
+            comma = strchr(p, ',');
+        }
         if (comma)
             *comma = '\0';
         if (n < max)
@@ -106,11 +136,22 @@ static char *trim(char *s)
     return s;
 }
 
-/* Parses one data row into row r; returns 0, or -EINVAL with err set. */
-static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const char *const *empty_ok, char **fields,
-                     char *err, size_t errlen)
+static void (*warn_sink)(const char *msg);
+
+void run_csv_set_warn(void (*fn)(const char *msg))
+{
+    warn_sink = fn;
+}
+
+/* Parses one data row into row r; returns 0, or -EINVAL with err set. An
+ * empty field of a column not in empty_ok is an error unless defer_empty,
+ * where it is counted (c->n_empty) for the all-or-none check at the end. */
+static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const char *const *empty_ok, bool defer_empty,
+                     size_t *first_empty, char **fields, char *err, size_t errlen)
 {
     size_t n = split(line, fields, c->ncols + 1);
+    if (n == SIZE_MAX)
+        return fail(err, errlen, -EINVAL, "%s:%zu: a quoted field has no closing quote", c->path, lineno);
     if (n != c->ncols)
         return fail(err, errlen, -EINVAL, "%s:%zu: %zu fields, the header has %zu", c->path, lineno, n, c->ncols);
     for (size_t j = 0; j < c->ncols; j++) {
@@ -123,9 +164,13 @@ static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const ch
             continue;
         }
         if (*f == '\0') {
-            if (!in_list(empty_ok, c->names[j]))
-                return fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", c->path, lineno,
-                            c->names[j]);
+            if (!in_list(empty_ok, c->names[j])) {
+                if (!defer_empty)
+                    return fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", c->path,
+                                lineno, c->names[j]);
+                if (c->n_empty[j]++ == 0)
+                    first_empty[j] = lineno;
+            }
             *dst = NAN;
             continue;
         }
@@ -143,8 +188,15 @@ static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const ch
 int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, const char *const *text_cols,
                  const char *const *empty_ok, char *err, size_t errlen)
 {
+    run_csv_opts_t o = {.required = required, .text_cols = text_cols, .empty_ok = empty_ok};
+    return run_csv_read_opts(ret, path, &o, err, errlen);
+}
+
+int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o, char *err, size_t errlen)
+{
     run_csv_t c = {0};
     char *buf = NULL, **fields = NULL;
+    size_t *first_empty = NULL;
     size_t len = 0;
     int rc = read_all(&buf, &len, path);
     if (rc < 0)
@@ -177,13 +229,20 @@ int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, 
                   RUN_CSV_MAX_COLS);
         goto done;
     }
-    c.ncols = hn;
     c.names = calloc(hn, sizeof *c.names);
     c.is_text = calloc(hn, sizeof *c.is_text);
+    c.absent = calloc(hn, sizeof *c.absent);
+    c.n_empty = calloc(hn, sizeof *c.n_empty);
+    first_empty = calloc(hn, sizeof *first_empty);
     fields = calloc(hn + 1, sizeof *fields);
-    if (!c.names || !c.is_text || !fields)
+    if (!c.names || !c.is_text || !c.absent || !c.n_empty || !first_empty || !fields)
         goto oom;
-    split(p, fields, hn);
+    hn = split(p, fields, hn);
+    if (hn == SIZE_MAX) {
+        rc = fail(err, errlen, -EINVAL, "%s:1: a quoted header name has no closing quote", path);
+        goto done;
+    }
+    c.ncols = hn;
     for (size_t j = 0; j < hn; j++) {
         char *name = trim(fields[j]);
         if (*name == '\0') {
@@ -192,7 +251,7 @@ int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, 
         }
         if (!(c.names[j] = strdup(name)))
             goto oom;
-        c.is_text[j] = in_list(text_cols, name);
+        c.is_text[j] = in_list(o->text_cols, name);
     }
     /* duplicates: sorted once, then neighbours compared (n log n) */
     memcpy(fields, c.names, hn * sizeof *fields);
@@ -202,7 +261,7 @@ int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, 
             rc = fail(err, errlen, -EINVAL, "%s:1: header names column '%s' twice", path, fields[j]);
             goto done;
         }
-    for (const char *const *r = required; r && *r; r++)
+    for (const char *const *r = o->required; r && *r; r++)
         if (run_csv_col(&c, *r) < 0) {
             rc = fail(err, errlen, -EINVAL, "%s:1: header lacks column '%s' (is this a zkbench run file?)", path, *r);
             goto done;
@@ -222,49 +281,81 @@ int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, 
     while (*p) {
         lineno++;
         nl = strchr(p, '\n');
-        bool complete = nl != NULL;
-        if (nl)
-            *nl = '\0';
-        char *line = p;
-        p = nl ? nl + 1 : p + strlen(p);
-        if (*trim(line) == '\0')
-            continue; /* blank line */
-        char tmp_err[256];
-        rc = parse_row(&c, c.nrows, line, lineno, empty_ok, fields, tmp_err, sizeof tmp_err);
-        if (rc == -ENOMEM) {
-            snprintf(err, errlen, "%s", tmp_err);
-            c.nrows++; /* so that run_csv_free frees the row's text */
-            goto done;
-        }
-        if (rc < 0) {
-            for (size_t j = 0; j < hn; j++) { /* the rejected row's text */
-                free(c.text[c.nrows * hn + j]);
-                c.text[c.nrows * hn + j] = NULL;
-            }
-            if (!complete) {
-                /* The partial row of a killed writer. */
+        if (!nl) {
+            /* The last line did not end with a newline: a writer was cut
+             * off inside it, so even a row that parses may be short of its
+             * last digits. Dropped, and said. */
+            if (*trim(p) != '\0') {
                 c.dropped_tail = true;
                 c.tail_line = lineno;
-                rc = 0;
-                break;
             }
+            break;
+        }
+        *nl = '\0';
+        char *line = p;
+        p = nl + 1;
+        if (*trim(line) == '\0')
+            continue; /* blank line */
+        if (c.nrows == 0)
+            c.first_line = lineno;
+        char tmp_err[256];
+        rc = parse_row(&c, c.nrows, line, lineno, o->empty_ok, o->empty_cols_absent, first_empty, fields, tmp_err,
+                       sizeof tmp_err);
+        if (rc < 0) {
+            if (rc == -ENOMEM)
+                c.nrows++; /* so that run_csv_free frees the row's text */
             snprintf(err, errlen, "%s", tmp_err);
             goto done;
         }
         c.nrows++;
     }
+    /* A column a writer cannot fill is empty in every row: absent. Empty in
+     * some rows only, it is damage. */
+    for (size_t j = 0; o->empty_cols_absent && j < hn; j++) {
+        if (c.n_empty[j] == 0)
+            continue;
+        if (c.n_empty[j] < c.nrows) {
+            rc = fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number (other rows have one)",
+                      path, first_empty[j], c.names[j]);
+            goto done;
+        }
+        c.absent[j] = true;
+    }
+    for (const char *const *r = o->required; r && *r; r++) {
+        int j;
+        for (j = 0; j < (int)hn && strcmp(c.names[j], *r) != 0; j++)
+            ;
+        if (j < (int)hn && c.absent[j]) {
+            rc = fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", path, c.first_line,
+                      *r);
+            goto done;
+        }
+    }
+    if (c.dropped_tail && warn_sink) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s:%zu: the last line has no newline (an interrupted write): dropped", path,
+                 c.tail_line);
+        warn_sink(msg);
+    }
     rc = 0;
     *ret = c;
     free(buf);
     free(fields);
+    free(first_empty);
     return 0;
 oom:
     rc = fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 done:
     free(buf);
     free(fields);
+    free(first_empty);
     run_csv_free(&c);
     return rc;
+}
+
+bool run_csv_absent(const run_csv_t *c, size_t col)
+{
+    return col >= c->ncols || (c->absent && c->absent[col]);
 }
 
 void run_csv_free(run_csv_t *c)
@@ -279,6 +370,8 @@ void run_csv_free(run_csv_t *c)
         free(c->names[j]);
     free(c->names);
     free(c->is_text);
+    free(c->absent);
+    free(c->n_empty);
     free(c->num);
     free(c->text);
     free(c->path);
@@ -289,7 +382,7 @@ int run_csv_col(const run_csv_t *c, const char *name)
 {
     for (size_t j = 0; j < c->ncols; j++)
         if (c->names[j] && strcmp(c->names[j], name) == 0)
-            return (int)j;
+            return c->absent && c->absent[j] ? -1 : (int)j;
     return -1;
 }
 

@@ -1,7 +1,9 @@
 /*
  * Reading the CSV files of a run (samples.csv, buffers.csv, stages.csv,
- * proofs.csv) robustly: columns found by header name, numbers checked, and
- * the trailing partial row a killed run leaves behind tolerated.
+ * proofs.csv, marks.csv, sites.csv) robustly: columns found by header name,
+ * numbers checked, the torn last row a killed run leaves behind dropped and
+ * said, and (on request) columns that a writer could not fill, empty in
+ * every row, taken as absent.
  */
 #ifndef ZKB_RUN_CSV_H
 #define ZKB_RUN_CSV_H
@@ -17,22 +19,47 @@ typedef struct {
     size_t nrows;
     double *num;       /* nrows x ncols, row-major; NAN for an empty field or a text column */
     char **text;       /* nrows x ncols; non-NULL only for text columns */
-    bool dropped_tail; /* a trailing partial row (no newline, malformed) was ignored */
+    bool *absent;      /* per column: empty in every row (empty_cols_absent): run_csv_col gives -1 */
+    size_t *n_empty;   /* per column: rows with an empty field */
+    size_t first_line; /* line number of the first data row (0: none) */
+    bool dropped_tail; /* the last line had no newline (a torn write) and was dropped */
     size_t tail_line;  /* its line number when dropped_tail */
 } run_csv_t;
+
+typedef struct {
+    const char *const *required;  /* NULL-terminated names that must be in the header */
+    const char *const *text_cols; /* NULL-terminated names kept as text */
+    const char *const *empty_ok;  /* NULL-terminated names that may be empty in any row (NAN) */
+    /* A numeric column empty in every row (a watch cannot fill the heap
+     * columns) is absent: run_csv_col gives -1 for it. One empty in some
+     * rows only is an error, as is a required column empty in every row. */
+    bool empty_cols_absent;
+} run_csv_opts_t;
 
 /*
  * Reads path into *ret. required: NULL-terminated names that must be in the
  * header; text_cols: NULL-terminated names kept as text (others must parse
  * as finite numbers); empty_ok: NULL-terminated names that may be empty (NAN).
- * Either list may be NULL. A last line without a newline that is short or
- * malformed is a killed writer's partial row: it is ignored and recorded in
- * dropped_tail. Any other short, long or non-numeric row is an error.
+ * Either list may be NULL. A last line without a newline is a killed
+ * writer's torn row, even when it parses: it is dropped, recorded in
+ * dropped_tail and passed to the warning sink (run_csv_set_warn). Any other
+ * short, long or non-numeric row is an error. Fields may be double-quoted
+ * (RFC 4180) to hold commas.
  * Returns 0, or a negative errno with one line in err ("FILE:LINE: ...").
  * *ret is owned by the caller: run_csv_free.
  */
 int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, const char *const *text_cols,
                  const char *const *empty_ok, char *err, size_t errlen);
+/* The same with options (run_csv_opts_t); run_csv_read is this with
+ * empty_cols_absent off. */
+int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *opts, char *err, size_t errlen);
+/* Where the one-line warnings of every later read go (a dropped torn row,
+ * "FILE:LINE: ..."); NULL (the default): nowhere. The commands that read
+ * run files set it to print on stderr. */
+void run_csv_set_warn(void (*fn)(const char *msg));
+/* True when column col is not there: beyond the header, or empty in every
+ * row under empty_cols_absent. */
+bool run_csv_absent(const run_csv_t *csv, size_t col);
 /* Frees what run_csv_read allocated; accepts NULL and a zeroed struct. */
 void run_csv_free(run_csv_t *csv);
 /* Column index of name, or -1. */

@@ -1,5 +1,6 @@
 # zkbench plot: memory layers over time, proof completions marked.
-#   gnuplot -c memory.gp DATADIR OUTBASE TITLE
+#   gnuplot -c memory.gp DATADIR OUTBASE TITLE XMIN XMAX YMAX
+# (explicit ranges: a one-sample run would make autoscaling warn)
 # DATADIR/memory.dat: t_s rss je_allocated je_resident gpu_used tracked (GiB)
 # DATADIR/proofs.dat: t_s ymax (one line per completed proof)
 load ARG0[1:strstrt(ARG0, "memory.gp") - 1]."common.gp"
@@ -8,7 +9,8 @@ prf = ARG1."/proofs.dat"
 set title ARG3 noenhanced
 set xlabel "time (s)"
 set ylabel "memory (GiB)"
-set yrange [0:*]
+set xrange [real(ARG4):real(ARG5)]
+set yrange [0:real(ARG6)]
 do for [fmt = 1:2] {
     if (fmt == 1) { @PNG } else { @SVG }
     plot prf using 1:2 with impulses lc rgb "#999999" dt 2 lw 1 title "proof done", \

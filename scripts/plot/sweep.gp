@@ -1,6 +1,6 @@
 # zkbench plot: peak RSS against pw for a sweep, with the model, its interval
 # and the memory limit.
-#   gnuplot -c sweep.gp DATADIR OUTBASE TITLE LIMIT_GIB LIMIT_LABEL HAS_MODEL HAS_KILLED
+#   gnuplot -c sweep.gp DATADIR OUTBASE TITLE LIMIT_GIB LIMIT_LABEL HAS_MODEL HAS_KILLED XMIN XMAX
 # DATADIR/sweep.dat: pw peak_gib predicted_gib s_per_proof (completed runs)
 # DATADIR/killed.dat: the same for OOM-killed runs (HAS_KILLED "1")
 # DATADIR/model.dat: pw predicted_gib low_gib high_gib (HAS_MODEL "1")
@@ -17,7 +17,7 @@ set xlabel "pw (synthesis workers: partitions synthesized in parallel)"
 set ylabel "peak RSS (GiB)"
 set yrange [0:*]
 set xtics 1
-set offsets 0.5, 0.5, 0, 0
+set xrange [real(ARG8):real(ARG9)]
 set key inside bottom right box opaque
 # the model's band first, so the measured points are drawn over it
 cmd = "plot "

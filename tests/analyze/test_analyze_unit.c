@@ -26,6 +26,13 @@ static unsigned long seed;
         }                                                                                                              \
     } while (0)
 
+static int warnings;
+static void count_warning(const char *msg)
+{
+    (void)msg;
+    warnings++;
+}
+
 static double uniform(void)
 {
     return (double)rand() / RAND_MAX;
@@ -164,7 +171,10 @@ static void test_csv(void)
         {"t_ms,kind,t_free_ms\n1.5,aux,2\n2.5,abc,\n", 1, 2, 0},
         {"t_ms,kind,t_free_ms\r\n1.5,aux,2\r\n", 1, 1, 0},
         {"t_ms,kind,t_free_ms\n1.5,aux,2\n2.5,ab", 1, 1, 1},      /* killed mid-row */
-        {"t_ms,kind,t_free_ms\n1.5,aux,2\n2.5,abc,3", 1, 2, 0},   /* no final newline, row whole */
+        {"t_ms,kind,t_free_ms\n1.5,aux,2\n2.5,abc,3", 1, 1, 1},   /* no final newline: torn even if it parses */
+        {"t_ms,kind,t_free_ms\n1.5,\"a,\"\"b\"\"\",2\n", 1, 1, 0},     /* a quoted field with a comma and a quote */
+        {"t_ms,kind,t_free_ms\n1.5,\"a,b,2\n", 0, 0, 0},           /* unterminated quote */
+        {"t_ms,kind,t_free_ms\n1.5,aux,2\n\n\n", 1, 1, 0},         /* blank lines at the end */
         {"t_ms,kind,t_free_ms\n1.5,aux,2\n2.", 1, 1, 1},
         {"t_ms,kind,t_free_ms\n1.5,aux\n2.5,abc,3\n", 0, 0, 0},   /* short row inside */
         {"t_ms,kind,t_free_ms\nx,aux,2\n", 0, 0, 0},              /* not a number */
@@ -188,11 +198,54 @@ static void test_csv(void)
         if (rc == 0) {
             CHECK(csv.nrows == c[i].rows && csv.dropped_tail == (c[i].dropped != 0), "case %zu: rows %zu dropped %d", i,
                   csv.nrows, csv.dropped_tail);
+            if (strstr(c[i].body, "\"a,\"\"b\"\""))
+                CHECK(strcmp(run_csv_text(&csv, 0, 1), "a,\"b\"") == 0, "quoted field: '%s'", run_csv_text(&csv, 0, 1));
             if (i == 0) {
                 CHECK(run_csv_num(&csv, 0, 0) == 1.5 && strcmp(run_csv_text(&csv, 1, 1), "abc") == 0 &&
                           isnan(run_csv_num(&csv, 1, 2)),
                       "case 0 values");
             }
+            run_csv_free(&csv);
+        }
+    }
+    /* empty_cols_absent: a column empty in every row is absent, one empty
+     * in some rows is damage, a required one empty everywhere is an error;
+     * a torn last row goes to the warning sink once */
+    static const struct {
+        const char *body;
+        int ok;
+        int absent_col; /* column index expected absent, -1 none */
+        const char *msg; /* part of the error */
+    } e[] = {
+        {"t_ms,rss,je,x\n1,5,,7\n2,6,,8\n", 1, 2, NULL},
+        {"t_ms,rss,je,x\n1,5,,7\n2,6,3,8\n", 0, -1, "a.csv:2: column je is empty"},
+        {"t_ms,rss,je,x\n1,5,4,7\n2,6,,8\n", 0, -1, "a.csv:3: column je is empty"},
+        {"t_ms,rss,je,x\n1,,4,7\n2,,3,8\n", 0, -1, "a.csv:2: column rss is empty"},
+        {"t_ms,rss,je,x\n1,5,,7\n2,6,,8\n3,7,,9", 1, 2, NULL},
+        {"t_ms,rss,x\n1,5,7\n", 1, -1, NULL},
+    };
+    static const char *const ereq[] = {"t_ms", "rss", NULL};
+    for (size_t i = 0; i < sizeof e / sizeof *e; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(e[i].body, f);
+        fclose(f);
+        run_csv_t csv;
+        run_csv_opts_t o = {.required = ereq, .empty_cols_absent = true};
+        err[0] = '\0';
+        warnings = 0;
+        run_csv_set_warn(count_warning);
+        int rc = run_csv_read_opts(&csv, path, &o, err, sizeof err);
+        run_csv_set_warn(NULL);
+        CHECK((rc == 0) == e[i].ok, "absent case %zu: rc %d (%s)", i, rc, err);
+        CHECK(rc == 0 || (e[i].msg && strstr(err, e[i].msg)), "absent case %zu: message '%s'", i, err);
+        if (rc == 0) {
+            CHECK(warnings == (csv.dropped_tail ? 1 : 0), "absent case %zu: %d warnings", i, warnings);
+            CHECK(csv.nrows == 2 || csv.nrows == 1, "absent case %zu: %zu rows", i, csv.nrows);
+            for (size_t j = 0; j < csv.ncols; j++)
+                CHECK(run_csv_absent(&csv, j) == ((int)j == e[i].absent_col), "absent case %zu column %zu", i, j);
+            if (e[i].absent_col >= 0)
+                CHECK(run_csv_col(&csv, "je") == -1 && run_csv_col(&csv, "x") == e[i].absent_col + 1,
+                      "absent case %zu: column lookup", i);
             run_csv_free(&csv);
         }
     }
