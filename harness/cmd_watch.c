@@ -28,6 +28,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/memcap.h"
+#include "harness/run_files.h"
 #include "harness/run_outcome.h"
 #include "harness/sampler.h"
 #include "kernels/kernels.h"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
           "DIR/samples.csv until it exits, then reports the trend: growth per second\n"
           "with a 95% interval, valley floors, and whether the growth stops. With a\n"
           "command, exits with the command's status.\n"
-          "  --out DIR       output folder (default results/runs/watch-<UTC timestamp>)\n"
+          "  --out DIR       output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
+          "                  one that holds a run already is refused, unless --force replaces it\n"
           "  --sample-ms MS  sampler period (default 100)\n"
           "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
           "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n",
@@ -140,7 +142,7 @@ struct watch_opts {
     char **cmd;       /* -- CMD ARGS..., or NULL */
     const char *out;
     uint64_t period, mem_limit;
-    bool smaps, gpu;
+    bool smaps, gpu, force;
 };
 
 /* Starts cmd (inside cap when given) and returns its pid in *ret, or the
@@ -197,27 +199,27 @@ static void fmt_size(char *out, size_t cap, uint64_t bytes)
 static int watch_run(const struct watch_opts *w, const memcap_t *cap)
 {
     char **cmd = w->cmd;
-    char dir[4096];
-    if (w->out) {
-        snprintf(dir, sizeof dir, "%s", w->out);
-    } else {
-        time_t now = time(NULL);
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(dir, sizeof dir, "results/runs/watch-%s", stamp);
-    }
+    char dir[4096], derr[4400];
+    if (run_dir_create(dir, sizeof dir, w->out, "watch-", w->force, derr, sizeof derr) < 0)
+        return cli_error(2, "watch: %s", derr);
     char cmdline[1024] = "";
     if (cmd)
         for (char **a = cmd; *a; a++)
             snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", a == cmd ? "" : " ", *a);
-    int mk_rc = cli_mkdir_p(dir);
-    if (mk_rc < 0)
-        return cli_error(2, "watch: cannot create output folder %s: %s", dir, strerror(-mk_rc));
     char path[4300];
     snprintf(path, sizeof path, "%s/samples.csv", dir);
-    FILE *csv = fopen(path, "w");
+    int csv_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    FILE *csv = csv_fd >= 0 ? fdopen(csv_fd, "w") : NULL;
     if (!csv)
-        return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
+        return cli_error(1, "watch: cannot write %s: %s", path, strerror(errno));
+    /* a run.json from the start: on a full disk the outcome overwrites it */
+    json_t *pre = json_pack("{s:s, s:s, s:b}", "status", "running", "outcome", "running", "interrupted", 0);
+    if (run_outcome_save(dir, pre, derr, sizeof derr) < 0) {
+        json_decref(pre);
+        fclose(csv);
+        return cli_error(1, "watch: %s", derr);
+    }
+    json_decref(pre);
 
     /* start the command stopped at exec time? No: fork, exec, then sample
      * the child from its first tick; an exec failure reports 127. */
@@ -263,8 +265,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
             pid_t r = waitpid(pid, &status, WNOHANG);
             if (r == pid)
                 break;
-        } else if (watch_proc_ended(pid)) {
-            break;
+        } else if (watch_proc_ended(pid) || (s && sampler_write_error(s) < 0)) {
+            break; /* a full disk ends a --pid watch; a command is waited for */
         }
         if (watch_stop) {
             interrupted = true;
@@ -281,8 +283,9 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     double med = 0;
     if (s)
         sampler_stats(s, &ticks, &med, &peak);
-    sampler_stop(s);
-    fclose(csv);
+    int write_rc = sampler_stop(s);
+    if (fclose(csv) != 0 && write_rc == 0)
+        write_rc = -errno;
     double wall = cli_now() - t0;
     if (cmd)
         exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -290,7 +293,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     /* the kill may hit a process the command started: the cgroup's count
      * says it happened, however the command itself then ended */
     bool oom = have_cg && after.oom_kill > before.oom_kill;
-    const char *outcome = oom                                ? "oom-killed"
+    const char *outcome = write_rc < 0                       ? "failed"
+                          : oom                              ? "oom-killed"
                           : interrupted                      ? "interrupted"
                           : cmd && WIFSIGNALED(status)       ? "killed"
                           : cmd && WEXITSTATUS(status) != 0 ? "failed"
@@ -315,7 +319,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                              w->mem_limit ? json_integer((json_int_t)w->mem_limit) : json_null(), "summary",
                              "first_rss", (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss",
                              (json_int_t)peak, "wall_s", wall, "ticks", (json_int_t)ticks, "median_tick_us", med,
-                             "interrupted", interrupted, "status", oom ? "oom-killed" : "complete", "outcome",
+                             "interrupted", interrupted, "status",
+                             write_rc < 0 ? "failed" : oom ? "oom-killed" : "complete", "outcome",
                              outcome);
     if (have_trend)
         json_object_set_new(root, "trend",
@@ -328,6 +333,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
+    if (write_rc < 0) {
+        snprintf(derr, sizeof derr, "cannot write %s: %s", path, strerror(-write_rc));
+        json_object_set_new(root, "error", json_string(derr));
+    }
     char err[4400];
     int save_rc = run_outcome_save(dir, root, err, sizeof err);
     json_decref(root);
@@ -351,6 +360,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     }
     printf("  files      %s/\n", dir);
     fflush(stdout);
+    if (write_rc < 0)
+        return cli_error(1, "watch: %s%s", derr, save_rc < 0 ? "; run.json not written" : " (run.json says failed)");
     if (save_rc < 0)
         return cli_error(1, "watch: %s", err);
     if (oom) {
@@ -369,11 +380,11 @@ int cmd_watch(int argc, char **argv)
         {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
         {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
         {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+        {"force", no_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
-    bool smaps = false, gpu = false;
+    bool smaps = false, gpu = false, force = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -387,6 +398,7 @@ int cmd_watch(int argc, char **argv)
                 return cli_error(2, "watch: --pid must be a process id, got %s", optarg);
             break;
         case 'o': out = optarg; break;
+        case 'F': force = true; break;
         case 'm':
             if (!cli_parse_u64(&period, "watch", "sample-ms", optarg))
                 return 2;
@@ -415,7 +427,7 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu};
+                           .smaps = smaps, .gpu = gpu, .force = force};
     if (!mem_limit)
         return watch_run(&w, NULL);
     /* made before anything else, so a refusal leaves nothing behind */
