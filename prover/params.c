@@ -264,6 +264,9 @@ static int walk_counts(struct cursor *c, uint32_t *n_ic, uint32_t *n_h, uint32_t
     int rc;
     if ((rc = read_count(c, "ic", G1_BYTES, n_ic)) < 0)
         return rc;
+    if (*n_ic == 0)
+        return params_error_set(c->err, -EINVAL, "%s: a verifying key with no ic point (it needs one for the "
+                                "constant input and one per public input)", c->path);
     c->pos += (size_t)*n_ic * G1_BYTES;
     if ((rc = read_count(c, "h", G1_BYTES, n_h)) < 0)
         return rc;
@@ -365,6 +368,11 @@ int params_vk_read(groth16_vk_t *out, const char *path, params_error_t *err)
     uint32_t n_ic;
     if ((rc = read_vk_fixed(&c, &vk, 0)) < 0 || (rc = read_count(&c, "ic", G1_BYTES, &n_ic)) < 0)
         goto done;
+    if (n_ic == 0) {
+        rc = params_error_set(err, -EINVAL, "%s: a verifying key with no ic point (it needs one for the constant "
+                              "input and one per public input)", path);
+        goto done;
+    }
     if (c.pos + (size_t)n_ic * G1_BYTES != c.size) {
         rc = params_error_set(err, -EINVAL, "%s: a verifying key with %u ic points is %zu bytes, the file has %zu",
                        path, n_ic, c.pos + (size_t)n_ic * G1_BYTES, c.size);
