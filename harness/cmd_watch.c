@@ -232,6 +232,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         if (rc) {
             fclose(csv);
             unlink(path);
+            snprintf(path, sizeof path, "%s/run.json", dir);
+            unlink(path);
             return rc;
         }
     }
@@ -253,6 +255,9 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         sampler_write_header(csv, w->smaps);
     } else if (rc < 0) {
         fclose(csv);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/run.json", dir);
+        unlink(path);
         if (cmd) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
