@@ -7,15 +7,18 @@
  * (memcap.h) while this process waits outside it, so it can finish run.json
  * when the kernel OOM-kills the batch.
  * Exit: 0 done, 1 a proof failed to verify or the prover failed (or the
- * batch process was killed), 3 OOM-killed under --mem-limit, 130
- * interrupted by SIGINT/SIGTERM (files complete up to that point).
+ * batch process was killed, or a run file could not be written), 2 bad
+ * arguments, 3 OOM-killed under --mem-limit, 130 interrupted by
+ * SIGINT/SIGTERM at any point (files complete up to that point).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <jemalloc/jemalloc.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +57,7 @@ static void on_signal(int sig)
 struct batch_opts {
     struct pipeline_config pc;
     const char *circuit, *params, *out, *backend;
+    bool force; /* --force: replace the run in --out */
     unsigned sample_ms;
     uint64_t mem_limit; /* bytes; 0: no cap */
     enum params_load params_load;
@@ -82,7 +86,9 @@ static void usage(FILE *f)
           "  --params FILE           parameter file (default: the cache, ZKBENCH_PARAMS_DIR)\n"
           "  --params-load MODE      mmap (default): map a layout cache of the parameters read-only\n"
           "                          and shared (rss_file); heap: decode them into anonymous memory\n"
-          "  --out DIR               output folder (default results/runs/<UTC timestamp>)\n"
+          "  --out DIR               output folder (default results/runs/<UTC timestamp.ms>-<pid>); one\n"
+          "                          that holds a run already is refused, unless --force\n"
+          "  --force                 replace the run in --out (its run.json and CSVs are removed)\n"
           "  --sample-ms MS          sampler period (default 10; 0: no sampler thread)\n"
           "  --no-verify             do not verify the proofs\n"
           "  --seed S                witness seed (default 1)\n"
@@ -91,8 +97,10 @@ static void usage(FILE *f)
           "  --mem-limit SIZE        run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
           "                          2GiB; swap off): an OOM kill ends it with outcome oom-killed\n"
           "                          in run.json and exit 3 (needs root or a delegated cgroup)\n"
-          "exit: 0 done, 1 a proof failed or the prover failed, 2 bad arguments, 3 OOM-killed\n"
-          "under --mem-limit, 130 interrupted (SIGINT/SIGTERM).\n",
+          "exit: 0 done, 1 a proof failed, the prover failed or a run file could not be written\n"
+          "(a full disk: the run stops, run.json says failed), 2 bad arguments (or --out holds a\n"
+          "run), 3 OOM-killed under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point:\n"
+          "run.json says interrupted).\n",
           f);
 }
 
@@ -186,7 +194,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         {"out", required_argument, NULL, 'o'},        {"sample-ms", required_argument, NULL, 'm'},
         {"no-verify", no_argument, NULL, 'V'},        {"seed", required_argument, NULL, 's'},
         {"inject", required_argument, NULL, 'i'},     {"mem-limit", required_argument, NULL, 'M'},
-        {"params-load", required_argument, NULL, 'L'},
+        {"params-load", required_argument, NULL, 'L'}, {"force", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
     struct pipeline_config *pc = &o->pc;
@@ -230,6 +238,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         case 'V': pc->verify = false; break;
         case 'k': o->params = optarg; break;
         case 'o': o->out = optarg; break;
+        case 'F': o->force = true; break;
         case 'd':
             if (strcmp(optarg, "sync") == 0)
                 pc->dealloc = DEALLOC_SYNC;
@@ -302,6 +311,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
 
 struct console {
     bool tty;
+    run_files_t *rf;
     sampler_t *sampler;
     double t0;
     unsigned last_done;
@@ -327,6 +337,9 @@ static void console_progress(void *ctx, unsigned done, unsigned count)
     sample_t x = {0};
     uint64_t ticks = 0, peak = 0;
     double med = 0;
+    int werr = c->sampler ? sampler_write_error(c->sampler) : 0;
+    if (werr < 0)
+        run_files_fail(c->rf, "samples.csv", werr); /* the pipeline stops on it */
     if (c->sampler) {
         sampler_latest(c->sampler, &x);
         sampler_stats(c->sampler, &ticks, &med, &peak);
@@ -506,11 +519,81 @@ static int allocator_keep_freed(char *err, size_t errlen)
     return allocator_set("background_thread", &on, sizeof on, err, errlen);
 }
 
+/* ---- loading the circuit and the parameters ------------------------------- */
+
+/* What the load makes, on a thread of its own so that SIGINT is answered
+ * (run.json marked interrupted at once) while it runs: the parameter
+ * generation or load of a large circuit takes minutes. */
+struct load_job {
+    const struct batch_opts *o;
+    circuit_t *circ;
+    groth16_shape_t *shape;
+    groth16_params_t *pk;
+    struct param_cache_info *pinfo;
+    bool have_pinfo;
+    char params_path[4096];
+    int status;     /* 0: loaded; else the exit status for msg */
+    char msg[1100];
+    atomic_bool done;
+};
+
+static void *load_main(void *arg)
+{
+    struct load_job *j = arg;
+    const struct batch_opts *o = j->o;
+    char err[1024];
+    int rc;
+    j->status = 0;
+    if ((rc = circuit_from_spec(&j->circ, o->circuit, o->pc.partitions, err, sizeof err)) < 0) {
+        j->status = 2;
+        snprintf(j->msg, sizeof j->msg, "%s", err);
+    } else if (j->circ->prove) {
+        /* a circuit with its own keys (zkey): no parameter file, no shape */
+        if (o->params) {
+            j->status = 2;
+            snprintf(j->msg, sizeof j->msg, "--params does not go with --circuit %s (the zkey holds the keys)",
+                     o->circuit);
+        }
+        snprintf(j->params_path, sizeof j->params_path, "(the zkey)");
+    } else if ((rc = groth16_shape_new(&j->shape, j->circ->r1cs)) < 0) {
+        j->status = 1;
+        snprintf(j->msg, sizeof j->msg, "cannot prepare the circuit: %s", strerror(-rc));
+    } else {
+        /* an explicit file, or the cache (generated once per circuit); mapped
+         * read-only from a layout cache, or decoded onto the heap */
+        rc = o->params ? param_cache_open_file(&j->pk, o->params, j->shape, o->params_load, o->pc.threads, j->pinfo,
+                                               err, sizeof err)
+                       : param_cache_open(&j->pk, j->circ, j->shape, o->params_load, o->pc.threads, j->pinfo, err,
+                                          sizeof err);
+        if (rc < 0) {
+            j->status = rc == -ENOMEM ? 1 : o->params || rc == -EINVAL ? 2 : 1;
+            snprintf(j->msg, sizeof j->msg, "%s", err);
+        } else {
+            snprintf(j->params_path, sizeof j->params_path, "%s", j->pinfo->params_path);
+            j->have_pinfo = true;
+        }
+    }
+    atomic_store(&j->done, true);
+    return NULL;
+}
+
+/* run.json's state now: status and outcome, interrupted. */
+static void json_set_state(json_t *root, const char *state, bool interrupted)
+{
+    json_object_set_new(root, "status", json_string(state));
+    json_object_set_new(root, "outcome", json_string(state));
+    json_object_set_new(root, "interrupted", json_boolean(interrupted));
+}
+
 /*
- * The batch itself, in this process, after the checks cmd_batch makes:
- * everything from the device check on (CUDA is first touched here, so a
- * capped batch's child, not the parent, initializes it: a CUDA context does
- * not survive fork). cap: the cgroup this process runs in, or NULL.
+ * The batch itself, in this process, after the checks cmd_batch makes and
+ * in the folder it made: everything from the device check on (CUDA is first
+ * touched here, so a capped batch's child, not the parent, initializes it:
+ * a CUDA context does not survive fork). cap: the cgroup this process runs
+ * in, or NULL. SIGINT/SIGTERM (on_signal) are handled from the start: at
+ * any point the run ends with run.json marked interrupted and exit 130.
+ * A file that cannot be written (a full disk) stops the run: exit 1 with
+ * one line naming the file, run.json marked failed if it can be written.
  */
 static int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t *cap)
 {
@@ -535,7 +618,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     double t0 = cli_now();
     run_files_t *rf = NULL;
     if (run_files_open(&rf, out_dir, t0, err, sizeof err) < 0)
-        return cli_error(2, "batch: %s", err);
+        return cli_error(1, "batch: %s", err);
     mem_set_sink(run_files_mem_sink, rf);
     if (strcmp(o.backend, "auto") == 0 && gpus == 0)
         fprintf(stderr, "zkbench: batch: no CUDA device, using the CPU backend\n");
@@ -543,63 +626,91 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     sysinfo_read(&si);
 
     int status = 1;
-    circuit_t *circ = NULL;
-    groth16_shape_t *shape = NULL;
-    groth16_params_t *pk = NULL;
     groth16_pvk_t *pvk = NULL;
     backend_t *be = NULL;
     pipeline_t *pl = NULL;
     sampler_t *sampler = NULL;
-    json_t *root = NULL;
-    char params_path[4096] = "";
     static struct param_cache_info pinfo; /* ~8.5 KiB: off the stack */
-    bool have_pinfo = false;
+    static struct load_job job;
+    memset(&job, 0, sizeof job);
+    job.o = &o;
+    job.pinfo = &pinfo;
+    atomic_init(&job.done, false);
+    struct pipeline_result res;
+    memset(&res, 0, sizeof res);
+    sample_t base;
+    memset(&base, 0, sizeof base);
+    uint64_t ticks = 0, peak = 0;
+    double med_tick = 0;
+    bool loaded = false, ran = false;
+    char werr[4400] = "";
 
-    if ((rc = circuit_from_spec(&circ, o.circuit, o.pc.partitions, err, sizeof err)) < 0) {
-        status = cli_error(2, "batch: %s", err);
-        goto done;
-    }
-    bool generated = false;
+    /* run.json from the start, so that a run stopped at any point has one */
+    json_t *root = json_object();
+    json_object_set_new(root, "config", json_config(&o, backend, o.circuit, o.params ? o.params : ""));
+    json_object_set_new(root, "machine", json_machine(&si));
+    json_object_set_new(root, "versions", json_versions(&si));
+    json_set_state(root, "running", false);
+    if (run_files_write_json(rf, root, err, sizeof err) < 0)
+        goto finish;
+
+    /* the circuit and the parameters, while answering SIGINT */
     double tp = cli_now();
-    if (circ->prove) {
-        /* a circuit with its own keys (zkey): no parameter file, no shape */
-        if (o.params) {
-            status = cli_error(2, "batch: --params does not go with --circuit %s (the zkey holds the keys)", o.circuit);
+    pthread_t loader;
+    if (!stop_requested) {
+        if (pthread_create(&loader, NULL, load_main, &job) != 0) {
+            load_main(&job);
+        } else {
+            bool noted = false;
+            while (!atomic_load(&job.done)) {
+                if (stop_requested && !noted) {
+                    /* recorded now: a second signal kills the process (on_signal) */
+                    noted = true;
+                    json_set_state(root, "interrupted", true);
+                    run_files_write_json(rf, root, err, sizeof err);
+                    fprintf(stderr, "zkbench: batch: interrupted; stopping once the parameters are %s "
+                                    "(again to quit at once)\n", o.params ? "loaded" : "loaded or generated");
+                }
+                struct timespec ts = {0, 20 * 1000000L};
+                nanosleep(&ts, NULL);
+            }
+            pthread_join(loader, NULL);
+        }
+        loaded = true;
+        if (job.status) {
+            status = cli_error(job.status, "batch: %s", job.msg);
             goto done;
         }
-        snprintf(params_path, sizeof params_path, "(the zkey)");
-    } else if ((rc = groth16_shape_new(&shape, circ->r1cs)) < 0) {
-        cli_error(1, "batch: cannot prepare the circuit: %s", strerror(-rc));
-        goto done;
-    } else {
-        /* an explicit file, or the cache (generated once per circuit); mapped
-         * read-only from a layout cache, or decoded onto the heap */
-        rc = o.params ? param_cache_open_file(&pk, o.params, shape, o.params_load, o.pc.threads, &pinfo, err, sizeof err)
-                      : param_cache_open(&pk, circ, shape, o.params_load, o.pc.threads, &pinfo, err, sizeof err);
-        if (rc < 0) {
-            status = cli_error(rc == -ENOMEM ? 1 : o.params || rc == -EINVAL ? 2 : 1, "batch: %s", err);
-            goto done;
+    }
+    circuit_t *circ = job.circ;
+    groth16_shape_t *shape = job.shape;
+    groth16_params_t *pk = job.pk;
+    if (loaded) {
+        json_object_set_new(root, "config", json_config(&o, backend, circ->spec, job.params_path));
+        if (shape)
+            json_object_set_new(root, "circuit_shape", json_circuit_shape(shape));
+        if (job.have_pinfo)
+            json_object_set_new(root, "params", json_params(&pinfo));
+        printf("zkbench batch: %u proofs x %u partitions of %s (%s backend requested)\n", o.pc.count,
+               o.pc.partitions, circ->spec, o.backend);
+        if (job.have_pinfo) {
+            char line[8800];
+            param_cache_describe(line, sizeof line, &pinfo);
+            printf("parameters %s (%s in %.1f s)\n", line, pinfo.generated ? "generated" : "loaded", cli_now() - tp);
+        } else {
+            printf("parameters %s\n", job.params_path);
         }
-        snprintf(params_path, sizeof params_path, "%s", pinfo.params_path);
-        generated = pinfo.generated;
-        have_pinfo = true;
     }
-    printf("zkbench batch: %u proofs x %u partitions of %s (%s backend requested)\n", o.pc.count,
-           o.pc.partitions, circ->spec, o.backend);
-    if (have_pinfo) {
-        char line[8800];
-        param_cache_describe(line, sizeof line, &pinfo);
-        printf("parameters %s (%s in %.1f s)\n", line, generated ? "generated" : "loaded", cli_now() - tp);
-    } else {
-        printf("parameters %s\n", params_path);
-    }
+    if (stop_requested)
+        goto stopped;
+
     if ((rc = groth16_pvk_new(&pvk, circ->vk ? circ->vk : &pk->vk)) < 0) {
         cli_error(1, "batch: out of memory");
         goto done;
     }
     if (strcmp(backend, "gpu") == 0 && circ->prove) {
         if (strcmp(o.backend, "gpu") == 0) {
-            cli_error(2, "batch: --backend gpu: circuits from a zkey are proved on the CPU");
+            status = cli_error(2, "batch: --backend gpu: circuits from a zkey are proved on the CPU");
             goto done;
         }
         backend = "cpu";
@@ -617,8 +728,9 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
             printf("proving key resident on GPU 0 (uploaded in %.1f s)\n", cli_now() - tu);
         }
     }
+    json_object_set_new(root, "config", json_config(&o, backend, circ->spec, job.params_path));
 
-    struct console con = {.tty = isatty(STDOUT_FILENO)};
+    struct console con = {.tty = isatty(STDOUT_FILENO), .rf = rf};
     struct pipeline_env env = {.circ = circ, .pk = pk, .shape = shape, .pvk = pvk, .backend = be, .rf = rf,
                                .t0 = t0,
                                .stop_flag = &stop_requested, .progress = console_progress,
@@ -630,7 +742,6 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     struct sampler_config sc = {.period_ms = o.sample_ms, .pid = 0, .gpu = strcmp(backend, "gpu") == 0,
                                 .t0 = t0, .occupancy = pipeline_occupancy, .ctx = pl,
                                 .after_tick = drain_buffers, .tick_ctx = rf};
-    sample_t base;
     if (o.sample_ms) {
         if ((rc = sampler_start(&sampler, &sc, run_files_samples(rf))) < 0) {
             cli_error(1, "batch: cannot start the sampler: %s", strerror(-rc));
@@ -638,51 +749,47 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         }
         sampler_read(sampler, &base);
     } else {
-        memset(&base, 0, sizeof base);
         sysinfo_rss(&base.rss, &base.hwm);
     }
-
-    root = json_object();
-    json_object_set_new(root, "config", json_config(&o, backend, circ->spec, params_path));
-    if (shape)
-        json_object_set_new(root, "circuit_shape", json_circuit_shape(shape));
-    if (have_pinfo)
-        json_object_set_new(root, "params", json_params(&pinfo));
-    json_object_set_new(root, "machine", json_machine(&si));
-    json_object_set_new(root, "versions", json_versions(&si));
-    json_object_set_new(root, "status", json_string("running"));
-    json_object_set_new(root, "interrupted", json_false());
     json_t *baseline = json_baseline(&base);
     struct memcap_stats cg;
     if (cap && memcap_read(cap, &cg) == 0) /* the cgroup's view, page cache and kernel memory included */
         json_object_set_new(baseline, "cgroup_bytes", json_integer((json_int_t)cg.current));
     json_object_set_new(root, "baseline", baseline);
-    run_files_write_json(rf, root);
+    if (!stop_requested)
+        json_set_state(root, "running", false);
+    run_files_write_json(rf, root, err, sizeof err);
 
     con.sampler = sampler;
     con.t0 = cli_now();
-
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    struct pipeline_result res;
-    rc = pipeline_run(pl, &res);
+    ran = true;
+    if (run_files_error(rf, NULL, 0) == 0)
+        rc = pipeline_run(pl, &res);
     if (con.tty)
         printf("\n");
 
-    uint64_t ticks = 0, peak = base.rss;
-    double med_tick = 0;
+    peak = base.rss;
     if (sampler) {
         /* a short idle drain, so the state after the work is in several
          * samples rather than one */
         unsigned drain_ms = o.sample_ms * 10 > 250 ? o.sample_ms * 10 : 250;
         struct timespec ts = {drain_ms / 1000, (long)(drain_ms % 1000) * 1000000L};
-        if (!res.interrupted)
+        if (!res.interrupted && run_files_error(rf, NULL, 0) == 0)
             nanosleep(&ts, NULL);
         sampler_stats(sampler, &ticks, &med_tick, &peak);
-        sampler_stop(sampler);
+        int serr = sampler_stop(sampler);
+        if (serr < 0)
+            run_files_fail(rf, "samples.csv", serr);
         sampler = NULL;
+    }
+stopped:
+    if (!ran) {
+        /* stopped before the work: no proof, the state of now */
+        res.interrupted = true;
+        sysinfo_rss(&base.rss, &base.hwm);
+        json_object_set_new(root, "baseline", json_baseline(&base));
+        peak = base.rss;
+        rc = 0;
     }
     uint64_t rss_now = 0, hwm = 0;
     if (sysinfo_rss(&rss_now, &hwm) == 0 && hwm > peak)
@@ -698,24 +805,51 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         "avg", res.proof_ms_avg, "min", res.proof_ms_min, "max", res.proof_ms_max, "sampler", "ticks",
         (json_int_t)ticks, "median_tick_us", med_tick);
     json_object_set_new(root, "summary", summary);
-    json_object_set_new(root, "interrupted", json_boolean(res.interrupted));
-    const char *st = res.interrupted ? "interrupted" : (rc < 0 || res.proofs_failed) ? "failed" : "complete";
-    json_object_set_new(root, "status", json_string(st));
-    json_object_set_new(root, "outcome", json_string(st));
-    if (rc < 0)
+    bool write_failed = run_files_error(rf, werr, sizeof werr) < 0;
+    const char *st = write_failed || rc < 0 || res.proofs_failed ? "failed"
+                     : res.interrupted                            ? "interrupted"
+                                                                  : "complete";
+    json_set_state(root, st, res.interrupted);
+    if (write_failed)
+        json_object_set_new(root, "error", json_string(werr));
+    else if (rc < 0)
         json_object_set_new(root, "error", json_string(strerror(-rc)));
-    run_files_write_json(rf, root);
+    char jerr[4400] = "";
+    bool json_ok = run_files_write_json(rf, root, jerr, sizeof jerr) == 0;
+    if (write_failed) {
+        status = cli_error(1, "batch: %s; stopped after %u of %u proofs%s", werr, res.proofs_done, o.pc.count,
+                           json_ok ? " (run.json says failed)" : "");
+        goto done;
+    }
+    if (!json_ok) {
+        status = cli_error(1, "batch: %s", jerr);
+        goto done;
+    }
 
     char b1[32], b2[32], b3[32];
     fmt_gib(b1, sizeof b1, base.rss);
     fmt_gib(b2, sizeof b2, peak);
     fmt_gib(b3, sizeof b3, peak - (peak > base.rss ? base.rss : peak));
-    printf("\n%s: %u of %u proofs%s\n", res.interrupted ? "interrupted" : "done", res.proofs_done, o.pc.count,
-           res.proofs_failed ? " (some FAILED verification)" : o.pc.verify ? ", all verified" : ", not verified");
-    printf("  proof wall time  avg %.2f s, min %.2f s, max %.2f s\n", res.proof_ms_avg / 1e3,
-           res.proof_ms_min / 1e3, res.proof_ms_max / 1e3);
-    printf("  throughput       %.2f proofs/min, %.2f s/proof (%.1f s in all)\n", per_min, s_per_proof, res.wall_s);
-    printf("  memory           baseline RSS %s, peak RSS %s (+%s)\n", b1, b2, b3);
+    /* "all verified" only when there are proofs and all of them were */
+    char how[64];
+    if (res.proofs_failed)
+        snprintf(how, sizeof how, " (some FAILED verification)");
+    else if (res.proofs_done == 0)
+        snprintf(how, sizeof how, res.interrupted ? ", none done" : "");
+    else if (!o.pc.verify)
+        snprintf(how, sizeof how, ", not verified");
+    else if (res.interrupted)
+        snprintf(how, sizeof how, ", the %u done verified", res.proofs_done);
+    else
+        snprintf(how, sizeof how, ", all verified");
+    printf("\n%s: %u of %u proofs%s\n", res.interrupted ? "interrupted" : "done", res.proofs_done, o.pc.count, how);
+    if (ran) {
+        printf("  proof wall time  avg %.2f s, min %.2f s, max %.2f s\n", res.proof_ms_avg / 1e3,
+               res.proof_ms_min / 1e3, res.proof_ms_max / 1e3);
+        printf("  throughput       %.2f proofs/min, %.2f s/proof (%.1f s in all)\n", per_min, s_per_proof,
+               res.wall_s);
+        printf("  memory           baseline RSS %s, peak RSS %s (+%s)\n", b1, b2, b3);
+    }
     if (ticks)
         printf("  sampler          %llu ticks every %u ms, median tick %.0f us\n", (unsigned long long)ticks,
                o.sample_ms, med_tick);
@@ -727,23 +861,35 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     else
         status = res.interrupted ? 130 : 0;
 done:
-    sampler_stop(sampler);
+    if (sampler) {
+        int serr = sampler_stop(sampler);
+        if (serr < 0)
+            run_files_fail(rf, "samples.csv", serr);
+    }
     pipeline_free(pl);
     groth16_pvk_free(pvk);
     backend_free(be);
-    params_free(pk);
-    groth16_shape_free(shape);
-    circuit_free(circ);
+    params_free(job.pk);
+    groth16_shape_free(job.shape);
+    circuit_free(job.circ);
     dealloc_drain();
-    if (rf) {
-        if (root && !json_object_get(root, "summary")) {
-            json_object_set_new(root, "status", json_string("failed"));
-            json_object_set_new(root, "outcome", json_string("failed"));
-            run_files_write_json(rf, root);
-        }
-        mem_set_sink(NULL, NULL);
-        run_files_close(rf);
+finish:
+    if (root && !json_object_get(root, "summary")) {
+        /* stopped by an error before the summary */
+        bool intr = stop_requested && status != 1;
+        json_set_state(root, status == 0 ? "complete" : intr ? "interrupted" : "failed", intr);
+        if (run_files_error(rf, werr, sizeof werr) < 0)
+            json_object_set_new(root, "error", json_string(werr));
+        run_files_write_json(rf, root, err, sizeof err);
+        if (status == 0 || (status != 1 && status != 2 && status != 130))
+            status = 1;
+        if (run_files_error(rf, werr, sizeof werr) < 0 && status != 2)
+            status = cli_error(1, "batch: %s", werr);
     }
+    mem_set_sink(NULL, NULL);
+    int crc = run_files_close(rf);
+    if (crc < 0 && (status == 0 || status == 130))
+        status = cli_error(1, "batch: cannot write the run's files in %s: %s", out_dir, strerror(-crc));
     json_decref(root);
     return status;
 }
@@ -849,8 +995,9 @@ static int batch_capped(const struct batch_opts *o, const char *out_dir, const m
     fflush(NULL);
     pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
+        struct sigaction stop = {.sa_handler = on_signal};
+        sigaction(SIGINT, &stop, NULL);
+        sigaction(SIGTERM, &stop, NULL);
         sigprocmask(SIG_SETMASK, &old, NULL);
         /* a parent that dies cannot finish run.json: stop as on SIGTERM */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -882,34 +1029,60 @@ static int batch_capped(const struct batch_opts *o, const char *out_dir, const m
     return status;
 }
 
+/* The checks made before any file is written; -1 to go on, else the exit
+ * status after one line. */
+static int batch_check(const struct batch_opts *o)
+{
+    char err[1024];
+    if (circuit_check_spec(o->circuit, o->pc.partitions, err, sizeof err) < 0)
+        return cli_error(2, "batch: %s", err);
+    if (o->params) {
+        params_error_t perr;
+        if (access(o->params, R_OK) != 0)
+            return cli_error(2, "batch: --params %s: cannot read: %s", o->params, strerror(errno));
+        if (params_check_layout(o->params, &perr) < 0)
+            return cli_error(2, "batch: --params %s", perr.msg);
+    }
+    return -1;
+}
+
+int cmd_batch_check(int argc, char **argv)
+{
+    struct batch_opts o;
+    int rc = parse_args(&o, argc, argv);
+    if (rc >= 0)
+        return rc == 0 ? 2 : rc; /* --help is no batch */
+    return batch_check(&o);
+}
+
 int cmd_batch(int argc, char **argv)
 {
+    /* first: an interrupt at any later point ends the run with run.json
+     * marked interrupted, never kills it outright */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
     struct batch_opts o;
     int rc = parse_args(&o, argc, argv);
     if (rc >= 0)
         return rc;
     char err[1024];
 
-    /* everything checkable is checked before any work */
-    if (circuit_check_spec(o.circuit, o.pc.partitions, err, sizeof err) < 0)
-        return cli_error(2, "batch: %s", err);
-    if (o.params && access(o.params, R_OK) != 0)
-        return cli_error(2, "batch: --params %s: cannot read: %s", o.params, strerror(errno));
-    /* decided here, so a capped batch's parent and child agree */
-    char out_dir[4096];
-    if (o.out) {
-        snprintf(out_dir, sizeof out_dir, "%s", o.out);
-    } else {
-        time_t now = time(NULL);
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(out_dir, sizeof out_dir, "results/runs/%s", stamp);
-    }
-    if (!o.mem_limit)
-        return batch_run(&o, out_dir, NULL);
+    /* everything checkable is checked before any work or file */
+    if ((rc = batch_check(&o)) >= 0)
+        return rc;
     memcap_t *cap = NULL;
-    if ((rc = memcap_new(&cap, o.mem_limit, err, sizeof err)) < 0)
+    if (o.mem_limit && (rc = memcap_new(&cap, o.mem_limit, err, sizeof err)) < 0)
         return cli_error(2, "batch: --mem-limit: %s", err);
+    /* made here, so a capped batch's parent and child agree */
+    char out_dir[4096];
+    if ((rc = run_dir_create(out_dir, sizeof out_dir, o.out, "", o.force, err, sizeof err)) < 0) {
+        memcap_free(cap);
+        return cli_error(2, "batch: %s", err);
+    }
+    if (!cap)
+        return batch_run(&o, out_dir, NULL);
     rc = batch_capped(&o, out_dir, cap);
     memcap_free(cap);
     return rc;

@@ -10,6 +10,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/out_file.h"
 #include "harness/proof_files.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
@@ -80,7 +81,18 @@ int cmd_prove(int argc, char **argv)
     if (partitions > 1024)
         return cli_error(2, "prove: --partitions must be at most 1024, got %llu", (unsigned long long)partitions);
 
-    char err[512];
+    char err[4400];
+    if (circuit_check_spec(spec, (unsigned)partitions, err, sizeof err) < 0)
+        return cli_error(2, "prove: %s", err);
+    /* both outputs under temporary names before any work: an unwritable
+     * one is refused now, and a failure leaves neither */
+    struct out_file out_proof, out_public = {0};
+    if (out_file_begin(&out_proof, proof_path, err, sizeof err) < 0)
+        return cli_error(2, "prove: --proof: %s", err);
+    if (out_file_begin(&out_public, public_path, err, sizeof err) < 0) {
+        out_file_abort(&out_proof);
+        return cli_error(2, "prove: --public: %s", err);
+    }
     circuit_t *circ = NULL;
     groth16_shape_t *shape = NULL;
     groth16_params_t *pk = NULL;
@@ -155,9 +167,10 @@ int cmd_prove(int argc, char **argv)
                te - tf);
     }
     double t_prove = cli_now() - t_all;
-    if (proof_file_write(proof_path, proofs, k, err, sizeof err) < 0 ||
-        public_file_write(public_path, inputs, k, ni, err, sizeof err) < 0) {
-        cli_error(2, "prove: %s", err);
+    if (proof_file_write(out_proof.tmp, proofs, k, err, sizeof err) < 0 ||
+        public_file_write(out_public.tmp, inputs, k, ni, err, sizeof err) < 0 ||
+        out_file_commit(&out_proof, err, sizeof err) < 0 || out_file_commit(&out_public, err, sizeof err) < 0) {
+        status = cli_error(1, "prove: %s", err);
         goto done;
     }
     if ((rc = groth16_pvk_new(&pvk, &pk->vk)) < 0) {
@@ -173,6 +186,8 @@ int cmd_prove(int argc, char **argv)
            t_prove / (double)k, proof_path, public_path);
     status = 0;
 done:
+    out_file_abort(&out_proof);
+    out_file_abort(&out_public);
     groth16_pvk_free(pvk);
     free(proofs);
     free(inputs);

@@ -8,6 +8,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/out_file.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
 #include "prover/parallel.h"
@@ -64,12 +65,26 @@ int cmd_setup(int argc, char **argv)
     if (threads > 1024)
         return cli_error(2, "setup: --threads must be at most 1024, got %llu", (unsigned long long)threads);
 
-    char err[512];
+    char err[4400];
+    if (circuit_check_spec(spec, 0, err, sizeof err) < 0)
+        return cli_error(2, "setup: %s", err);
+    /* both outputs under temporary names before any work: an unwritable
+     * one is refused now, and a failure leaves neither */
+    struct out_file out_params, out_vk = {0};
+    if (out_file_begin(&out_params, params_path, err, sizeof err) < 0)
+        return cli_error(2, "setup: --params: %s", err);
+    if (out_file_begin(&out_vk, vk_path, err, sizeof err) < 0) {
+        out_file_abort(&out_params);
+        return cli_error(2, "setup: --vk: %s", err);
+    }
     double t0 = cli_now();
     circuit_t *circ;
     int rc = circuit_from_spec(&circ, spec, 0, err, sizeof err);
-    if (rc < 0)
+    if (rc < 0) {
+        out_file_abort(&out_params);
+        out_file_abort(&out_vk);
         return cli_error(2, "setup: %s", err);
+    }
     double t_circuit = cli_now() - t0;
     groth16_shape_t *shape = NULL;
     groth16_params_t *pk = NULL;
@@ -86,8 +101,12 @@ int cmd_setup(int argc, char **argv)
     double t_setup = cli_now() - t0;
     t0 = cli_now();
     params_error_t perr;
-    if (params_write(params_path, pk, &perr) < 0 || params_vk_write(vk_path, &pk->vk, &perr) < 0) {
-        status = cli_error(2, "setup: %s", perr.msg);
+    if (params_write(out_params.tmp, pk, &perr) < 0 || params_vk_write(out_vk.tmp, &pk->vk, &perr) < 0) {
+        status = cli_error(1, "setup: %s", perr.msg);
+        goto done;
+    }
+    if (out_file_commit(&out_params, err, sizeof err) < 0 || out_file_commit(&out_vk, err, sizeof err) < 0) {
+        status = cli_error(1, "setup: %s", err);
         goto done;
     }
     double t_write = cli_now() - t0;
@@ -102,6 +121,8 @@ int cmd_setup(int argc, char **argv)
            threads ? (unsigned)threads : parallel_default_threads(), t_write);
     status = 0;
 done:
+    out_file_abort(&out_params);
+    out_file_abort(&out_vk);
     params_free(pk);
     groth16_shape_free(shape);
     circuit_free(circ);

@@ -25,6 +25,7 @@
 #include "harness/capacity.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/run_files.h"
 
 #define SWEEP_MAX 32
 
@@ -35,14 +36,20 @@ static bool parse_list(unsigned *out, size_t *n, const char *name, const char *t
         return cli_error(2, "sweep: --%s is too long", name), false;
     strcpy(buf, text);
     *n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    /* strsep, not strtok: an empty value ("1,,2", "2,", "") is an error */
+    for (char *rest = buf, *tok; (tok = strsep(&rest, ",")) != NULL;) {
         uint64_t v;
+        if (!*tok)
+            return cli_error(2, "sweep: --%s has an empty value in '%s'", name, text), false;
         if (*n == SWEEP_MAX)
             return cli_error(2, "sweep: --%s takes at most %d values", name, SWEEP_MAX), false;
         if (!cli_parse_u64(&v, "sweep", name, tok))
             return false;
         if (v == 0 || v > 4096)
             return cli_error(2, "sweep: --%s values must be 1..4096, got %s", name, tok), false;
+        for (size_t k = 0; k < *n && strcmp(name, "pw") == 0; k++)
+            if (out[k] == v)
+                return cli_error(2, "sweep: --pw lists %s twice", tok), false;
         out[(*n)++] = (unsigned)v;
     }
     if (*n == 0)
@@ -53,7 +60,7 @@ static bool parse_list(unsigned *out, size_t *n, const char *name, const char *t
 static void usage(FILE *f)
 {
     fputs("usage: zkbench sweep --pw LIST [--concurrency J|LIST] [--ram SIZE | --mem-limit SIZE [--verify]]\n"
-          "                     [--margin PCT] [--out DIR] [batch options...]\n"
+          "                     [--margin PCT] [--out DIR [--force]] [batch options...]\n"
           "Runs one batch per pw value (in its own process), analyzes each, and writes\n"
           "the capacity table (pw, s/proof, peak, predicted peak and its interval) to\n"
           "DIR/sweep.csv and DIR/sweep.md, the model's curve to DIR/sweep-model.csv,\n"
@@ -62,13 +69,16 @@ static void usage(FILE *f)
           "  --verify   with --mem-limit: then run the predicted largest pw and the next\n"
           "             one capped, and say whether the first completed and the second\n"
           "             was OOM-killed as predicted (exit 1 when not)\n"
-          "Other options go to every batch (zkbench batch --help).\n",
+          "  --out DIR  output folder (default results/runs/sweep-<UTC timestamp.ms>-<pid>); one\n"
+          "             that holds a sweep or a run already is refused, unless --force\n"
+          "  --force    replace the sweep in --out (and the batches in its pw-N folders)\n"
+          "Other options go to every batch (zkbench batch --help); they are checked first.\n",
           f);
 }
 
 /* One batch in a process of its own: its exit code (3: OOM-killed). */
 static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const char *mem_limit,
-                     const char *run_dir, const char *log)
+                     const char *run_dir, const char *log, bool force)
 {
     char pw_s[16];
     snprintf(pw_s, sizeof pw_s, "%u", pw);
@@ -88,6 +98,8 @@ static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const
     }
     args[a++] = "--out";
     args[a++] = (char *)run_dir;
+    if (force)
+        args[a++] = "--force";
     args[a] = NULL;
     fflush(stdout);
     pid_t pid = fork();
@@ -234,7 +246,7 @@ int cmd_sweep(int argc, char **argv)
     uint64_t ram = 0, mem_limit = 0;
     const char *mem_limit_text = NULL;
     double margin = NAN;
-    bool verify = false;
+    bool verify = false, force = false;
     const char *out = NULL;
     char **fwd = calloc((size_t)argc + 16, sizeof *fwd);
     int n_fwd = 0;
@@ -250,6 +262,8 @@ int cmd_sweep(int argc, char **argv)
         }
         if (strcmp(argv[i], "--verify") == 0) {
             verify = true;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            force = true;
         } else if ((v = take_value(argc, argv, &i, "--pw", &m)) || m) {
             if (!v || !parse_list(pw, &n_pw, "pw", v))
                 return free(fwd), v ? 2 : cli_error(2, "sweep: --pw needs a value");
@@ -290,18 +304,29 @@ int cmd_sweep(int argc, char **argv)
     uint64_t limit = mem_limit ? mem_limit : ram;
     const char *limit_from = mem_limit ? "--mem-limit" : "--ram";
 
-    char dir[4096];
-    if (out) {
-        snprintf(dir, sizeof dir, "%s", out);
-    } else {
-        time_t now = time(NULL);
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(dir, sizeof dir, "results/runs/sweep-%s", stamp);
+    /* the options each batch gets, checked as batch checks them, before
+     * any file is written */
+    {
+        char *args[64 + 16];
+        int a = 0;
+        char conc_s[16];
+        snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[0] : 1);
+        args[a++] = "batch";
+        for (int i = 0; i < n_fwd && a < 64; i++)
+            args[a++] = fwd[i];
+        if (n_fwd > 64 - 2)
+            return free(fwd), cli_error(2, "sweep: too many batch options (%d)", n_fwd);
+        args[a++] = "--concurrency";
+        args[a++] = conc_s;
+        args[a] = NULL;
+        int rc = cmd_batch_check(a, args);
+        if (rc >= 0)
+            return free(fwd), rc;
     }
-    int mk_rc = cli_mkdir_p(dir);
-    if (mk_rc < 0)
-        return free(fwd), cli_error(2, "sweep: cannot create output folder %s: %s", dir, strerror(-mk_rc));
+
+    char dir[4096], err[4400];
+    if (run_dir_create(dir, sizeof dir, out, "sweep-", force, err, sizeof err) < 0)
+        return free(fwd), cli_error(2, "sweep: %s", err);
 
     struct sweep_row row[SWEEP_MAX + 2];
     size_t n_rows = 0;
@@ -315,7 +340,7 @@ int cmd_sweep(int argc, char **argv)
         snprintf(log, sizeof log, "%s/pw-%u.log", dir, pw[k]);
         snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[n_conc > 1 ? k : 0] : 1);
         printf("sweep: pw %u, concurrency %s -> %s\n", pw[k], conc_s, run_dir);
-        int code = run_batch(fwd, n_fwd, pw[k], conc_s, mem_limit_text, run_dir, log);
+        int code = run_batch(fwd, n_fwd, pw[k], conc_s, mem_limit_text, run_dir, log, force);
         if (code != 0 && code != 3) {
             status = cli_error(code == 2 ? 2 : 1, "sweep: the batch with pw %u failed (exit %d; see %s)", pw[k],
                                code, log);
@@ -375,7 +400,7 @@ int cmd_sweep(int argc, char **argv)
             snprintf(log, sizeof log, "%s/verify-pw-%u.log", dir, cand[c]);
             snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[0] : 1);
             printf("sweep: verify pw %u under --mem-limit %s -> %s\n", cand[c], mem_limit_text, run_dir);
-            int code = run_batch(fwd, n_fwd, cand[c], conc_s, mem_limit_text, run_dir, log);
+            int code = run_batch(fwd, n_fwd, cand[c], conc_s, mem_limit_text, run_dir, log, force);
             struct sweep_row *r = &row[n_rows];
             memset(r, 0, sizeof *r);
             r->pw = cand[c];

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness/cli.h"
 #include "harness/commands.h"
@@ -77,6 +78,11 @@ int cmd_verify(int argc, char **argv)
                   proof_path, k);
         goto done;
     }
+    if (vk.n_ic == 0) {
+        cli_error(2, "verify: the verifying key %s has no ic point (it needs one for the constant input and one per "
+                     "public input)", vk_path);
+        goto done;
+    }
     if (ni + 1 != vk.n_ic) {
         cli_error(2, "verify: %s: %zu public inputs per partition, the verifying key %s expects %zu",
                   public_path, ni, vk_path, vk.n_ic - 1);
@@ -93,7 +99,7 @@ int cmd_verify(int argc, char **argv)
     } else if (rc == 0) {
         status = cli_error(1, "verify: the proof does not verify (%zu partitions checked as a batch)", k);
     } else {
-        status = cli_error(1, "verify: verification failed: error %d", rc);
+        status = cli_error(1, "verify: verification failed: %s", strerror(-rc));
     }
 done:
     groth16_pvk_free(pvk);

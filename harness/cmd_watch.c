@@ -35,6 +35,7 @@
 #include "harness/memcap.h"
 #include "harness/nvml_gpu.h"
 #include "harness/proc_tree.h"
+#include "harness/run_files.h"
 #include "harness/run_outcome.h"
 #include "harness/sampler.h"
 #include "harness/watch_mark.h"
@@ -53,7 +54,7 @@ static void usage(FILE *f)
     fputs("usage: zkbench watch [OPTIONS] --pid PID\n"
           "       zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] -- CMD ARGS...\n"
           "       zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)\n"
-          "OPTIONS: --out DIR --sample-ms MS --smaps --gpu --no-children --cgroup PATH\n"
+          "OPTIONS: --out DIR --force --sample-ms MS --smaps --gpu --no-children --cgroup PATH\n"
           "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
           "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
           "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
@@ -72,7 +73,8 @@ static void usage(FILE *f)
           "  --mark REGEX    count the command's output lines matching REGEX (POSIX extended)\n"
           "                  as proofs_done; each match is a row of DIR/marks.csv; the output\n"
           "                  still reaches the terminal\n"
-          "  --out DIR       output folder (default results/runs/watch-<UTC timestamp>)\n"
+          "  --out DIR       output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
+          "                  one that holds a run already is refused, unless --force replaces it\n"
           "  --sample-ms MS  sampler period (default 100)\n"
           "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
           "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n",
@@ -163,7 +165,7 @@ struct watch_opts {
     char **cmd;       /* -- CMD ARGS..., or NULL */
     const char *out;
     uint64_t period, mem_limit;
-    bool smaps, gpu;
+    bool smaps, gpu, force;
     bool children;         /* --no-children clears it */
     cgroup_stat_t *cg;     /* --cgroup, or NULL */
     watch_mark_t *mark;    /* --mark, or NULL */
@@ -276,32 +278,35 @@ static void watch_json_add(json_t *root, const struct watch_opts *w, const struc
 static int watch_run(const struct watch_opts *w, const memcap_t *cap)
 {
     char **cmd = w->cmd;
-    char dir[4096];
-    if (w->out) {
-        snprintf(dir, sizeof dir, "%s", w->out);
-    } else {
-        time_t now = time(NULL);
-        char stamp[32];
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", gmtime(&now));
-        snprintf(dir, sizeof dir, "results/runs/watch-%s", stamp);
-    }
+    char dir[4096], derr[4400];
+    if (run_dir_create(dir, sizeof dir, w->out, "watch-", w->force, derr, sizeof derr) < 0)
+        return cli_error(2, "watch: %s", derr);
     char cmdline[1024] = "";
     if (cmd)
         for (char **a = cmd; *a; a++)
             snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", a == cmd ? "" : " ", *a);
-    int mk_rc = cli_mkdir_p(dir);
-    if (mk_rc < 0)
-        return cli_error(2, "watch: cannot create output folder %s: %s", dir, strerror(-mk_rc));
     char path[4300];
     snprintf(path, sizeof path, "%s/samples.csv", dir);
-    FILE *csv = fopen(path, "w");
+    int csv_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    FILE *csv = csv_fd >= 0 ? fdopen(csv_fd, "w") : NULL;
     if (!csv)
-        return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
+        return cli_error(1, "watch: cannot write %s: %s", path, strerror(errno));
+    /* a run.json from the start: on a full disk the outcome overwrites it */
+    json_t *pre = json_pack("{s:s, s:s, s:b}", "status", "running", "outcome", "running", "interrupted", 0);
+    if (run_outcome_save(dir, pre, derr, sizeof derr) < 0) {
+        json_decref(pre);
+        fclose(csv);
+        return cli_error(1, "watch: %s", derr);
+    }
+    json_decref(pre);
     FILE *procs = NULL;
     nvml_gpu_t *nvml = NULL;
     int in_rc = watch_outputs_open(w, dir, &procs, &nvml);
     if (in_rc) {
         fclose(csv);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/run.json", dir);
+        unlink(path);
         return in_rc;
     }
 
@@ -319,6 +324,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
             fclose(csv);
             unlink(path);
             watch_outputs_close(procs, nvml);
+            snprintf(path, sizeof path, "%s/run.json", dir);
+            unlink(path);
             return rc;
         }
     }
@@ -343,6 +350,9 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         sampler_write_header_cfg(csv, &sc);
     } else if (rc < 0) {
         fclose(csv);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/run.json", dir);
+        unlink(path);
         if (cmd) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
@@ -357,8 +367,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
             pid_t r = waitpid(pid, &status, WNOHANG);
             if (r == pid)
                 break;
-        } else if (pid && watch_proc_ended(pid)) {
-            break; /* --cgroup alone: until SIGINT */
+        } else if ((pid && watch_proc_ended(pid)) || (s && sampler_write_error(s) < 0)) {
+            /* --cgroup alone runs until SIGINT; a full disk ends a --pid or
+             * --cgroup watch (a command is waited for) */
+            break;
         }
         if (watch_stop) {
             interrupted = true;
@@ -375,8 +387,9 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     double med = 0;
     if (s)
         sampler_stats(s, &ticks, &med, &peak);
-    sampler_stop(s);
-    fclose(csv);
+    int write_rc = sampler_stop(s);
+    if (fclose(csv) != 0 && write_rc == 0)
+        write_rc = -errno;
     watch_mark_finish(w->mark, 1000);
     uint64_t marks = w->mark ? *watch_mark_counter(w->mark) : 0;
     bool have_cg_after = w->cg && cgroup_stat_events(w->cg, &cg_after) == 0;
@@ -388,7 +401,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     /* the kill may hit a process the command started: the cgroup's count
      * says it happened, however the command itself then ended */
     bool oom = have_cg && after.oom_kill > before.oom_kill;
-    const char *outcome = oom                                ? "oom-killed"
+    const char *outcome = write_rc < 0                       ? "failed"
+                          : oom                              ? "oom-killed"
                           : interrupted                      ? "interrupted"
                           : cmd && WIFSIGNALED(status)       ? "killed"
                           : cmd && WEXITSTATUS(status) != 0 ? "failed"
@@ -414,7 +428,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                              w->mem_limit ? json_integer((json_int_t)w->mem_limit) : json_null(), "summary",
                              "first_rss", (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss",
                              (json_int_t)peak, "wall_s", wall, "ticks", (json_int_t)ticks, "median_tick_us", med,
-                             "interrupted", interrupted, "status", oom ? "oom-killed" : "complete", "outcome",
+                             "interrupted", interrupted, "status",
+                             write_rc < 0 ? "failed" : oom ? "oom-killed" : "complete", "outcome",
                              outcome);
     if (have_trend)
         json_object_set_new(root, "trend",
@@ -428,6 +443,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
+    if (write_rc < 0) {
+        snprintf(derr, sizeof derr, "cannot write %s: %s", path, strerror(-write_rc));
+        json_object_set_new(root, "error", json_string(derr));
+    }
     char err[4400];
     int save_rc = run_outcome_save(dir, root, err, sizeof err);
     json_decref(root);
@@ -457,6 +476,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     }
     printf("  files      %s/\n", dir);
     fflush(stdout);
+    if (write_rc < 0)
+        return cli_error(1, "watch: %s%s", derr, save_rc < 0 ? "; run.json not written" : " (run.json says failed)");
     if (save_rc < 0)
         return cli_error(1, "watch: %s", err);
     if (oom) {
@@ -503,7 +524,7 @@ int cmd_watch(int argc, char **argv)
         {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
         {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
         {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
-        {"help", no_argument, NULL, 'h'},
+        {"force", no_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
         {"no-children", no_argument, NULL, 'C'}, {"cgroup", required_argument, NULL, 'c'},
         {"mark", required_argument, NULL, 'k'},
         {NULL, 0, NULL, 0},
@@ -512,7 +533,7 @@ int cmd_watch(int argc, char **argv)
     const char *cgroup_arg = NULL, *mark_re = NULL;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
-    bool smaps = false, gpu = false;
+    bool smaps = false, gpu = false, force = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -526,6 +547,7 @@ int cmd_watch(int argc, char **argv)
                 return cli_error(2, "watch: --pid must be a process id, got %s", optarg);
             break;
         case 'o': out = optarg; break;
+        case 'F': force = true; break;
         case 'm':
             if (!cli_parse_u64(&period, "watch", "sample-ms", optarg))
                 return 2;
@@ -561,7 +583,7 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu, .children = children, .mark_re = mark_re};
+                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re};
     int rc = watch_inputs_open(&w, cgroup_arg);
     if (rc == 0)
         rc = watch_capped(&w);

@@ -13,6 +13,10 @@ int cmd_verify(int argc, char **argv);
 int cmd_verify_args(int argc, char **argv, void (*usage_fn)(FILE *), const char **vk_path,
                     const char **proof_path, const char **public_path);
 int cmd_batch(int argc, char **argv);
+/* batch's checks of its arguments (argv[0] "batch"), with no side effect:
+ * -1 when they pass, else the exit status after one error line (sweep
+ * checks what it forwards before it writes anything). */
+int cmd_batch_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -115,6 +115,52 @@ static int check_shape(groth16_params_t **ret, const groth16_shape_t *shape, con
     return 0;
 }
 
+/*
+ * The cache's record of a .params file it validated (PATH.sum: its size
+ * and checksum_tree, written by zkbench after generating or fully checking
+ * it). The heap mode skips the per-point subgroup check only for a file
+ * that still matches it; any other file is checked in full. A checksum
+ * catches corruption, not tampering (docs/params-cache.md).
+ */
+#define SUM_FORMAT "zkbench-params-sum-1 %llu %016llx\n"
+
+static void sum_write(const char *params_path, unsigned threads)
+{
+    params_source_t src;
+    params_error_t perr;
+    char path[4200], tmp[4300], text[96];
+    if (params_source_identify(&src, params_path, threads, &perr) < 0)
+        return;
+    snprintf(path, sizeof path, "%.4090s.sum", params_path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int n = snprintf(text, sizeof text, SUM_FORMAT, (unsigned long long)src.bytes,
+                     (unsigned long long)src.checksum);
+    FILE *f = fopen(tmp, "wx");
+    if (!f)
+        return; /* no record: the next heap load checks in full again */
+    bool ok = fwrite(text, 1, (size_t)n, f) == (size_t)n;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+/* Whether params_path still is the file PATH.sum records. */
+static bool sum_matches(const char *params_path, unsigned threads)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4090s.sum", params_path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    unsigned long long bytes = 0, sum = 0;
+    int got = fscanf(f, "zkbench-params-sum-1 %llu %llx", &bytes, &sum);
+    fclose(f);
+    params_source_t src;
+    params_error_t perr;
+    return got == 2 && params_source_identify(&src, params_path, threads, &perr) == 0 && src.bytes == bytes &&
+           src.checksum == sum;
+}
+
 /* Generates the circuit's keys into params_path (and PATH.vk); in mmap
  * mode also writes the layout cache from the key just made, so it is not
  * read back and re-validated. */
@@ -148,6 +194,7 @@ static int generate(struct param_cache_info *info, const circuit_t *circ, const 
         snprintf(err, err_cap, "%s%s", perr.msg, write_hint(rc));
         return rc;
     }
+    sum_write(info->params_path, threads);
     info->generated = true;
     return 0;
 }
@@ -185,11 +232,16 @@ int param_cache_open(groth16_params_t **ret, const circuit_t *circ, const groth1
             return rc;
         }
     } else {
+        /* the subgroup check is skipped only for the file zkbench wrote or
+         * checked, unchanged since (its .sum) */
         params_error_t perr;
-        if ((rc = params_read(&pk, in->params_path, PARAMS_NO_SUBGROUP_CHECK, threads, &perr)) < 0) {
+        bool known = sum_matches(in->params_path, threads);
+        if ((rc = params_read(&pk, in->params_path, known ? PARAMS_NO_SUBGROUP_CHECK : 0, threads, &perr)) < 0) {
             snprintf(err, err_cap, "%s (delete it to regenerate)", perr.msg);
             return rc;
         }
+        if (!known)
+            sum_write(in->params_path, threads);
     }
     if ((rc = check_shape(&pk, shape, in->params_path, err, err_cap)) < 0)
         return rc;

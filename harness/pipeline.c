@@ -565,6 +565,10 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
         fail_locked(p, rc);
     double t_first = t_ms(p);
     for (;;) {
+        /* a run file that cannot be written (a full disk) stops the run */
+        int werr = p->env.rf ? run_files_error(p->env.rf, NULL, 0) : 0;
+        if (werr < 0 && !p->stopping)
+            fail_locked(p, werr);
         if (p->env.stop_flag && *p->env.stop_flag && !p->stopping) {
             out->interrupted = true;
             p->stopping = true;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness/run_csv.h"
+#include "harness/run_files.h"
 
 int run_outcome_load(json_t **ret, const char *dir, char *err, size_t errlen)
 {
@@ -33,19 +34,7 @@ int run_outcome_load(json_t **ret, const char *dir, char *err, size_t errlen)
 
 int run_outcome_save(const char *dir, json_t *root, char *err, size_t errlen)
 {
-    char path[4200], tmp[4300];
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    snprintf(tmp, sizeof tmp, "%s/.run.json.tmp", dir);
-    int rc = 0;
-    if (json_dump_file(root, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
-        rc = -EIO;
-    else if (rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
-        unlink(tmp);
-    }
-    return rc;
+    return run_json_save(dir, root, err, errlen);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -18,9 +18,7 @@
 /* Reads DIR/run.json into *ret (the caller's: json_decref). Returns 0,
  * -ENOENT when there is none, or -errno with one line in err. */
 int run_outcome_load(json_t **ret, const char *dir, char *err, size_t errlen);
-/* Writes root to DIR/run.json through DIR/.run.json.tmp and a rename, so a
- * reader sees the old file or the new one; no temporary file is left, even
- * on failure. Returns 0 or -errno with one line in err. */
+/* Writes root to DIR/run.json: run_json_save (run_files.h). */
 int run_outcome_save(const char *dir, json_t *root, char *err, size_t errlen);
 
 /*

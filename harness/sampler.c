@@ -8,6 +8,7 @@
 #include <libproc2/pids.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -50,6 +51,9 @@ struct sampler {
     uint64_t tree_hwm; /* the largest VmHWM of any of them so far */
     pid_t *tree_pids;  /* their pids, for NVML */
     size_t cap_pids;
+    pthread_mutex_t read_lock; /* buf, pids, fds: the thread's reads and sampler_read's callers */
+    off_t csv_good;            /* samples.csv ends with a whole row here */
+    atomic_int write_err;      /* first write error (-errno) */
 
     pthread_t thread;
     atomic_bool stop;
@@ -210,23 +214,33 @@ static void gpu_read(sampler_t *s, sample_t *out)
 
 int sampler_read(sampler_t *s, sample_t *out)
 {
+    pthread_mutex_lock(&s->read_lock);
     double t0 = now_s();
     memset(out, 0, sizeof *out);
     out->t_ms = (t0 - s->cfg.t0) * 1e3;
-    int rc = s->tree ? tree_read(s, out) : proc_read(s, out);
-    if (rc < 0)
-        return rc;
-    je_read(s, out);
-    if (s->gpus)
-        gpu_read(s, out);
     if (s->self) {
-        for (int k = 0; k < MEM_KIND_COUNT; k++)
-            out->live[k] = mem_live_bytes((enum mem_kind)k);
-        if (s->cfg.occupancy)
-            s->cfg.occupancy(s->cfg.ctx, out->occ);
+        /* the row's time is the instant of the tracked counters: every
+         * buffer event stamped before it is in them, none after (mem.h),
+         * so buffers.csv and the live_ columns agree exactly */
+        uint64_t t_ns = mem_live_snapshot(out->live);
+        out->t_ms = ((double)t_ns - s->cfg.t0 * 1e9) / 1e6;
     }
-    out->tick_us = (now_s() - t0) * 1e6;
-    return 0;
+    int rc = s->tree ? tree_read(s, out) : proc_read(s, out);
+    if (rc == 0) {
+        je_read(s, out);
+        if (s->gpus)
+            gpu_read(s, out);
+        if (s->self && s->cfg.occupancy)
+            s->cfg.occupancy(s->cfg.ctx, out->occ);
+        out->tick_us = (now_s() - t0) * 1e6;
+    }
+    pthread_mutex_unlock(&s->read_lock);
+    return rc;
+}
+
+int sampler_write_error(sampler_t *s)
+{
+    return atomic_load(&s->write_err);
 }
 
 const char *sampler_occ_name(enum sampler_occ i)
@@ -321,8 +335,19 @@ static void write_row(sampler_t *s, const sample_t *x)
     if (s->tree)
         n += watch_columns(s, x, line + n, sizeof line - (size_t)n - 1);
     line[n++] = '\n';
-    fwrite(line, 1, (size_t)n, s->csv);
-    fflush(s->csv);
+    if (atomic_load(&s->write_err))
+        return;
+    /* a row is written whole or cut back to the last whole row; the header
+     * (sampler_write_header) failing shows in ferror */
+    if (ferror(s->csv) || fwrite(line, 1, (size_t)n, s->csv) != (size_t)n || fflush(s->csv) != 0) {
+        int e = errno ? errno : EIO;
+        __fpurge(s->csv);
+        if (s->csv_good > 0 && ftruncate(fileno(s->csv), s->csv_good) == 0)
+            lseek(fileno(s->csv), s->csv_good, SEEK_SET);
+        atomic_store(&s->write_err, -e);
+        return;
+    }
+    s->csv_good = ftello(s->csv);
 }
 
 static void record(sampler_t *s, const sample_t *x)
@@ -366,6 +391,8 @@ static void *sampler_main(void *arg)
         if (sampler_read(s, &x) < 0)
             break; /* the process is gone */
         record(s, &x);
+        if (atomic_load(&s->write_err))
+            break; /* samples.csv cannot take more rows: the owner asks sampler_write_error */
         if (s->cfg.after_tick)
             s->cfg.after_tick(s->cfg.tick_ctx);
     }
@@ -383,6 +410,7 @@ static void sampler_free(sampler_t *s)
     if (s->smaps_fd >= 0)
         close(s->smaps_fd);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->read_lock);
     free(s->tick_us);
     free(s->buf);
     free(s);
@@ -401,7 +429,9 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     s->pid = s->self ? getpid() : cfg->pid;
     s->status_fd = s->smaps_fd = -1;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->read_lock, NULL);
     atomic_init(&s->stop, false);
+    atomic_init(&s->write_err, 0);
     s->buf_cap = 8192;
     s->buf = malloc(s->buf_cap);
     int rc = -ENOMEM;
@@ -435,6 +465,7 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     if ((rc = sampler_read(s, &x)) < 0)
         goto fail;
     sampler_write_header_cfg(s->csv, &s->cfg);
+    s->csv_good = ftello(s->csv);
     record(s, &x);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         rc = -EAGAIN;
@@ -447,18 +478,20 @@ fail:
     return rc;
 }
 
-void sampler_stop(sampler_t *s)
+int sampler_stop(sampler_t *s)
 {
     if (!s)
-        return;
+        return 0;
     atomic_store(&s->stop, true);
     pthread_join(s->thread, NULL);
     sample_t x;
-    if (sampler_read(s, &x) == 0)
+    if (!atomic_load(&s->write_err) && sampler_read(s, &x) == 0)
         record(s, &x);
     if (s->cfg.after_tick)
         s->cfg.after_tick(s->cfg.tick_ctx);
+    int rc = atomic_load(&s->write_err);
     sampler_free(s);
+    return rc;
 }
 
 void sampler_latest(sampler_t *s, sample_t *out)

@@ -92,9 +92,14 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv);
 void sampler_write_header(FILE *csv, bool smaps_rollup);
 /* The same for any configuration (with tree: the appended columns too). */
 void sampler_write_header_cfg(FILE *csv, const struct sampler_config *cfg);
-/* Takes one last sample, stops and frees the sampler; NULL accepted. */
-void sampler_stop(sampler_t *s);
-/* Reads one sample now without writing it (baseline, progress line). */
+/* Takes one last sample, stops and frees the sampler; NULL accepted.
+ * Returns 0, or the first error writing samples.csv (-errno). */
+int sampler_stop(sampler_t *s);
+/* The first error writing samples.csv (-errno), 0 when none. A failed row
+ * is cut back (the file ends with a whole row) and stops the thread. */
+int sampler_write_error(sampler_t *s);
+/* Reads one sample now without writing it (baseline, progress line); safe
+ * while the thread runs (the thread's reads and this one take turns). */
 int sampler_read(sampler_t *s, sample_t *out);
 /* The latest written sample. */
 void sampler_latest(sampler_t *s, sample_t *out);

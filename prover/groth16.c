@@ -24,12 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+
 #include <time.h>
 
 #include "prover/curve/encode.h"
 #include "prover/mem.h"
 #include "prover/msm.h"
+#include "prover/rand.h"
 
 static double now_s(void)
 {
@@ -323,19 +324,6 @@ int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, con
     return groth16_prove_start_abc(ret, pk, shape, w, &abc, opts);
 }
 
-/* Uniform random Fr from the kernel's generator: the proof's blinding. */
-static void random_fr(fr_t *ret)
-{
-    for (;;) {
-        uint64_t v[4];
-        if (getrandom(v, sizeof v, 0) != (ssize_t)sizeof v)
-            continue;
-        v[3] &= 0x7fffffffffffffffull;
-        if (fr_from_limbs(ret, v) == 0)
-            return;
-    }
-}
-
 int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p)
 {
     int rc;
@@ -356,9 +344,10 @@ int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p)
     if (p->opts.blind) {
         r = p->opts.blind[0];
         s = p->opts.blind[1];
-    } else {
-        random_fr(&r);
-        random_fr(&s);
+    } else if ((rc = rand_fr(&r)) < 0 || (rc = rand_fr(&s)) < 0) {
+        /* the blinding: a failing random source is an error, never a loop */
+        groth16_pending_free(p);
+        return rc;
     }
     fr_mul(&rs, &r, &s);
 

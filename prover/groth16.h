@@ -179,7 +179,8 @@ int groth16_verify(const groth16_pvk_t *pvk, const groth16_proof_t *proof, const
                    size_t n_inputs);
 /* All n proofs at once (a random linear combination: one final
  * exponentiation); inputs holds n * n_inputs elements, proof k's at
- * k * n_inputs. 1 when all verify, 0 when any does not. */
+ * k * n_inputs. 1 when all verify, 0 when any does not, -EINVAL for
+ * inputs of the wrong count, -EIO when no randomness could be had. */
 int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs, const fr_t *inputs,
                          size_t n, size_t n_inputs);
 

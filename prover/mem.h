@@ -12,8 +12,8 @@
  * allocation. A proving key mapped from its layout cache (params_map.h) is
  * not: it is file-backed, not heap, and params_mapped_bytes reports it.
  *
- * Cost: one clock read, two relaxed atomic adds and the sink call per
- * event; with events switched off (mem_set_events(false)) the counters are
+ * Cost: one clock read and a relaxed atomic add under a shared lock, the
+ * live-set update (host buffers) and the sink call per event; with events switched off (mem_set_events(false)) the counters are
  * still kept.
  */
 #ifndef ZKB_MEM_H
@@ -69,12 +69,14 @@ void mem_set_sink(mem_sink_fn fn, void *ctx);
 void mem_set_events(bool on);
 
 /* Host buffer of `bytes` (64-byte aligned) tracked under kind, or NULL
- * when memory is exhausted (no event then). The caller frees it with
+ * (errno ENOMEM, no event) when memory is exhausted or bytes plus the
+ * header would not fit a size_t. The caller frees it with
  * mem_free. bytes == 0 gives a valid, freeable buffer. */
 void *mem_alloc(enum mem_kind kind, int proof, int partition, size_t bytes);
 /* Frees a mem_alloc buffer; NULL is accepted and ignored. A pointer that
- * did not come from mem_alloc (or a second free) is not freed and is counted
- * by mem_bad_frees(), which the tests check is zero. */
+ * is not a live mem_alloc buffer (never one, or a second free) is looked up
+ * in the set of live buffers, never dereferenced, not freed, and counted by
+ * mem_bad_frees(), which the tests check is zero. */
 void mem_free(void *p);
 uint64_t mem_bad_frees(void);
 /* Zeroed variant of mem_alloc. */
@@ -90,6 +92,10 @@ void mem_touch(void *p);
 uint64_t mem_note_alloc(enum mem_kind kind, int device, int proof, int partition, size_t bytes);
 void mem_note_free(uint64_t id, enum mem_kind kind, int device, int proof, int partition, size_t bytes);
 
+/* Live bytes of every kind at one instant, which it returns (mem_now_ns's
+ * clock): an event whose t_ns is before it is counted, one after it is not
+ * (the sampler's rows agree with buffers.csv). */
+uint64_t mem_live_snapshot(uint64_t live[MEM_KIND_COUNT]);
 /* Live (allocated, not yet freed) bytes of a kind, all devices. */
 uint64_t mem_live_bytes(enum mem_kind kind);
 /* Totals since start: allocations and frees (any kind). */

@@ -254,6 +254,56 @@ static int read_count(struct cursor *c, const char *what, size_t point_bytes, ui
     return 0;
 }
 
+/* The section counts after the verifying key's fixed part, each checked
+ * against the bytes left, and the file's length against the layout they
+ * give: a lying count fails here, before anything is allocated. c->pos is
+ * left past the end. */
+static int walk_counts(struct cursor *c, uint32_t *n_ic, uint32_t *n_h, uint32_t *n_l, uint32_t *n_a, uint32_t *n_b1,
+                       uint32_t *n_b2)
+{
+    int rc;
+    if ((rc = read_count(c, "ic", G1_BYTES, n_ic)) < 0)
+        return rc;
+    if (*n_ic == 0)
+        return params_error_set(c->err, -EINVAL, "%s: a verifying key with no ic point (it needs one for the "
+                                "constant input and one per public input)", c->path);
+    c->pos += (size_t)*n_ic * G1_BYTES;
+    if ((rc = read_count(c, "h", G1_BYTES, n_h)) < 0)
+        return rc;
+    c->pos += (size_t)*n_h * G1_BYTES;
+    if ((rc = read_count(c, "l", G1_BYTES, n_l)) < 0)
+        return rc;
+    c->pos += (size_t)*n_l * G1_BYTES;
+    if ((rc = read_count(c, "a", G1_BYTES, n_a)) < 0)
+        return rc;
+    c->pos += (size_t)*n_a * G1_BYTES;
+    if ((rc = read_count(c, "b_g1", G1_BYTES, n_b1)) < 0)
+        return rc;
+    c->pos += (size_t)*n_b1 * G1_BYTES;
+    if ((rc = read_count(c, "b_g2", G2_BYTES, n_b2)) < 0)
+        return rc;
+    c->pos += (size_t)*n_b2 * G2_BYTES;
+    if (c->pos != c->size)
+        return params_error_set(c->err, -EINVAL, "%s: %zu unexpected bytes after the b_g2 points (file is %zu bytes, "
+                                "the layout ends at %zu)", c->path, c->size - c->pos, c->size, c->pos);
+    return 0;
+}
+
+int params_check_layout(const char *path, params_error_t *err)
+{
+    struct mapped_file m;
+    int rc = params_file_map(&m.data, &m.size, path, MAP_PRIVATE, err);
+    if (rc < 0)
+        return rc;
+    struct cursor c = {.base = m.data, .size = m.size, .path = path, .err = err};
+    groth16_vk_t vk = {0};
+    uint32_t n_ic, n_h, n_l, n_a, n_b1, n_b2;
+    if ((rc = read_vk_fixed(&c, &vk, 0)) == 0)
+        rc = walk_counts(&c, &n_ic, &n_h, &n_l, &n_a, &n_b1, &n_b2);
+    unmap_file(&m);
+    return rc;
+}
+
 int params_read(groth16_params_t **ret, const char *path, unsigned flags, unsigned threads,
                 params_error_t *err)
 {
@@ -267,32 +317,13 @@ int params_read(groth16_params_t **ret, const char *path, unsigned flags, unsign
     groth16_vk_t vk = {0};
     uint32_t n_ic, n_h, n_l, n_a, n_b1, n_b2;
 
-    if ((rc = read_vk_fixed(&c, &vk, eflags)) < 0 || (rc = read_count(&c, "ic", G1_BYTES, &n_ic)) < 0)
+    if ((rc = read_vk_fixed(&c, &vk, eflags)) < 0)
         goto fail;
     /* The counts of the later sections are read ahead of the points, so
      * one allocation sizes everything and a lying count fails early. */
-    size_t save = c.pos;
-    c.pos += (size_t)n_ic * G1_BYTES;
-    if ((rc = read_count(&c, "h", G1_BYTES, &n_h)) < 0)
+    size_t save = c.pos + sizeof(uint32_t); /* the ic points, after their count */
+    if ((rc = walk_counts(&c, &n_ic, &n_h, &n_l, &n_a, &n_b1, &n_b2)) < 0)
         goto fail;
-    c.pos += (size_t)n_h * G1_BYTES;
-    if ((rc = read_count(&c, "l", G1_BYTES, &n_l)) < 0)
-        goto fail;
-    c.pos += (size_t)n_l * G1_BYTES;
-    if ((rc = read_count(&c, "a", G1_BYTES, &n_a)) < 0)
-        goto fail;
-    c.pos += (size_t)n_a * G1_BYTES;
-    if ((rc = read_count(&c, "b_g1", G1_BYTES, &n_b1)) < 0)
-        goto fail;
-    c.pos += (size_t)n_b1 * G1_BYTES;
-    if ((rc = read_count(&c, "b_g2", G2_BYTES, &n_b2)) < 0)
-        goto fail;
-    c.pos += (size_t)n_b2 * G2_BYTES;
-    if (c.pos != c.size) {
-        rc = params_error_set(err, -EINVAL, "%s: %zu unexpected bytes after the b_g2 points (file is %zu bytes, "
-                       "the layout ends at %zu)", path, c.size - c.pos, c.size, c.pos);
-        goto fail;
-    }
     c.pos = save;
 
     if ((rc = params_alloc(&p, n_ic, n_h, n_l, n_a, n_b1, n_b2)) < 0) {
@@ -337,6 +368,11 @@ int params_vk_read(groth16_vk_t *out, const char *path, params_error_t *err)
     uint32_t n_ic;
     if ((rc = read_vk_fixed(&c, &vk, 0)) < 0 || (rc = read_count(&c, "ic", G1_BYTES, &n_ic)) < 0)
         goto done;
+    if (n_ic == 0) {
+        rc = params_error_set(err, -EINVAL, "%s: a verifying key with no ic point (it needs one for the constant "
+                              "input and one per public input)", path);
+        goto done;
+    }
     if (c.pos + (size_t)n_ic * G1_BYTES != c.size) {
         rc = params_error_set(err, -EINVAL, "%s: a verifying key with %u ic points is %zu bytes, the file has %zu",
                        path, n_ic, c.pos + (size_t)n_ic * G1_BYTES, c.size);

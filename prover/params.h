@@ -82,6 +82,11 @@ void params_free(groth16_params_t *params);
  * harness reports them. NULL gives 0. */
 uint64_t params_mapped_bytes(const groth16_params_t *params);
 
+/* Checks path's layout without decoding the points: a regular file whose
+ * verifying key parses and whose section counts match its length. Cheap
+ * (reads the head of each section); for refusing a wrong file before any
+ * work. 0, or -errno with err set. */
+int params_check_layout(const char *path, params_error_t *err);
 /*
  * Reads a parameter file. Returns 0 and *ret (free with params_free), or a
  * negative errno with err->msg set: -ENOENT/-EACCES/... when the file cannot

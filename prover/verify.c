@@ -15,9 +15,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+
 
 #include "prover/groth16.h"
+#include "prover/rand.h"
 
 int groth16_pvk_new(groth16_pvk_t **ret, const groth16_vk_t *vk)
 {
@@ -53,14 +54,6 @@ static void input_acc(g1_jac_t *acc, const groth16_vk_t *vk, const fr_t *inputs)
     }
 }
 
-static void random_rho(fr_t *ret)
-{
-    uint64_t v[4] = {0};
-    while (getrandom(v, 16, 0) != 16)
-        ;
-    fr_from_limbs(ret, v); /* < 2^128 < r */
-}
-
 int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs, const fr_t *inputs,
                          size_t n, size_t n_inputs)
 {
@@ -85,8 +78,12 @@ int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs
     fr_t rho_sum = FR_ZERO;
     for (size_t i = 0; i < n; i++) {
         fr_t rho = FR_ONE;
-        if (i > 0)
-            random_rho(&rho);
+        if (i > 0 && rand_fr128(&rho) < 0) {
+            free(p);
+            free(bq);
+            free(q);
+            return -EIO; /* no randomness: no verdict */
+        }
         fr_add(&rho_sum, &rho_sum, &rho);
         g1_jac_from_affine(&t, &proofs[i].a);
         g1_jac_mul_fr(&t, &t, &rho);

@@ -10,4 +10,4 @@ bash scripts/build.sh build
 build/harness/zkbench version
 build/harness/zkbench selfcheck
 build/harness/zkbench batch --circuit porep:constraints=2^14 --partitions 4 --count 4 --concurrency 2 \
-  --pw 2 --out results/runs/main
+  --pw 2 --out results/runs/main --force

@@ -227,7 +227,7 @@ int iden3_zkey_read(iden3_zkey_t **ret, const char *path, unsigned flags, unsign
     iden3_zkey_t *z = NULL;
     iden3_csr_t *csr = NULL;
     char why[128];
-    bool sub = flags & IDEN3_ZKEY_SUBGROUP_CHECK;
+    bool sub = !(flags & IDEN3_ZKEY_NO_SUBGROUP_CHECK);
     int rc = iden3_binfile_open(&f, path, "zkey", 1, err);
     if (rc < 0)
         return rc;

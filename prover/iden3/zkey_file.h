@@ -62,13 +62,15 @@ typedef struct {
 } iden3_zkey_t;
 
 /* Reading flags. */
-#define IDEN3_ZKEY_SUBGROUP_CHECK 1u /* also check every query point is in its
-                                      subgroup (slow; the vk points always are) */
+#define IDEN3_ZKEY_NO_SUBGROUP_CHECK 1u /* skip the check that every query point
+                                         is in its order-r subgroup (done by
+                                         default; the vk points always are) */
 
 /*
  * Reads and checks path: the curve (BLS12-381 only: bn128 and others are
  * refused by name), protocol, every section size against the header,
- * coefficient indices and ranges, every point's range and curve equation.
+ * coefficient indices and ranges, every point's range, curve equation and
+ * subgroup (an endomorphism check per point, on threads).
  * threads: 0 = all cores. 0 and *ret (free with iden3_zkey_free; buffers
  * tracked as MEM_KIND_PARAMS / MEM_KIND_CIRCUIT), or a negative errno with
  * err set.

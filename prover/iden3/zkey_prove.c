@@ -5,13 +5,14 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/random.h>
+
 #include <time.h>
 
 #include "prover/mem.h"
 #include "prover/msm.h"
 #include "prover/ntt.h"
 #include "prover/parallel.h"
+#include "prover/rand.h"
 
 void iden3_prove_opts_default(struct iden3_prove_opts *o)
 {
@@ -25,18 +26,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void random_fr(fr_t *ret)
-{
-    for (;;) {
-        uint64_t v[4];
-        if (getrandom(v, sizeof v, 0) != (ssize_t)sizeof v)
-            continue;
-        v[3] &= 0x7fffffffffffffffull;
-        if (fr_from_limbs(ret, v) == 0)
-            return;
-    }
 }
 
 #define CHUNK 4096
@@ -189,12 +178,12 @@ int iden3_zkey_prove(groth16_proof_t *proof, const iden3_zkey_t *z, const fr_t *
     fr_t r, s, rs;
     if (opts->r)
         r = *opts->r;
-    else
-        random_fr(&r);
+    else if ((rc = rand_fr(&r)) < 0)
+        goto done;
     if (opts->s)
         s = *opts->s;
-    else
-        random_fr(&s);
+    else if ((rc = rand_fr(&s)) < 0)
+        goto done;
     fr_mul(&rs, &r, &s);
     fr_neg(&rs, &rs);
     const groth16_vk_t *vk = &z->vk;

@@ -7,7 +7,9 @@
   SIGKILL may end in the middle of nothing: rows are written whole);
 - sample times increase; occupancy counters are non-negative integers;
 - the tracked live bytes of each sample equal the bytes of the buffers in
-  buffers.csv alive at that time (allowing for events within 5 ms);
+  buffers.csv alive at that time, exactly: a sample's t_ms is the instant
+  of its counters (mem_live_snapshot), so only an event within the 0.001 ms
+  the printed times round to may fall on the other side;
 - stage times nest inside their proof's submit..done interval;
 - the six partition states sum to partitions_admitted - partitions_done on
   every row;
@@ -39,6 +41,8 @@ HEADERS = {
 }
 
 problems = []
+# times are printed with three decimals: two stamps 1 us apart may print alike
+ROUNDING_MS = 0.0015
 
 
 def problem(msg):
@@ -117,8 +121,8 @@ def main():
         live = sum(int(s["live_" + k]) for k in KINDS if not k.startswith("gpu"))
         alive = sum(n for t0, t1, n in spans if t0 <= t < t1)
         if live != alive:
-            i = bisect.bisect_left(events, t - 5.0)
-            if i < len(events) and events[i] <= t + 5.0:
+            i = bisect.bisect_left(events, t - ROUNDING_MS)
+            if i < len(events) and events[i] <= t + ROUNDING_MS:
                 mismatched += 1
                 continue
             problem(f"sample at {t} ms: tracked live {live} B != buffers alive {alive} B, no event near")
