@@ -387,6 +387,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     double med = 0;
     if (s)
         sampler_stats(s, &ticks, &med, &peak);
+    /* which file failed is known only before the sampler is freed; an
+     * error in stop's last row is taken as samples.csv's */
+    char bad_path[4200];
+    snprintf(bad_path, sizeof bad_path, "%s/%s", dir, s ? sampler_write_error_file(s) : "samples.csv");
     int write_rc = sampler_stop(s);
     if (fclose(csv) != 0 && write_rc == 0)
         write_rc = -errno;
@@ -444,7 +448,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     if (write_rc < 0) {
-        snprintf(derr, sizeof derr, "cannot write %s: %s", path, strerror(-write_rc));
+        snprintf(derr, sizeof derr, "cannot write %s: %s", bad_path, strerror(-write_rc));
         json_object_set_new(root, "error", json_string(derr));
     }
     char err[4400];

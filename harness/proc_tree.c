@@ -393,13 +393,17 @@ void proc_tree_write_header(FILE *f)
     fflush(f);
 }
 
-void proc_tree_write_rows(const proc_tree_t *t, FILE *f, double t_ms)
+size_t proc_tree_format_rows(const proc_tree_t *t, double t_ms, char *buf, size_t cap)
 {
+    size_t n = 0;
     for (size_t i = 0; i < t->n_out; i++) {
         const struct proc_tree_proc *p = &t->out[i];
-        fprintf(f, "%.3f,%d,%d,%s,%llu,%llu,%llu,%llu,%llu,%llu\n", t_ms, (int)p->pid, (int)p->ppid, p->comm,
-                (unsigned long long)p->rss, (unsigned long long)p->rss_anon, (unsigned long long)p->rss_file,
-                (unsigned long long)p->rss_shmem, (unsigned long long)p->vm_lck, (unsigned long long)p->vm_pin);
+        int k = snprintf(n < cap ? buf + n : NULL, n < cap ? cap - n : 0,
+                         "%.3f,%d,%d,%s,%llu,%llu,%llu,%llu,%llu,%llu\n", t_ms, (int)p->pid, (int)p->ppid, p->comm,
+                         (unsigned long long)p->rss, (unsigned long long)p->rss_anon,
+                         (unsigned long long)p->rss_file, (unsigned long long)p->rss_shmem,
+                         (unsigned long long)p->vm_lck, (unsigned long long)p->vm_pin);
+        n += k > 0 ? (size_t)k : 0;
     }
-    fflush(f);
+    return n;
 }

@@ -40,9 +40,11 @@ const struct proc_tree_proc *proc_tree_procs(const proc_tree_t *t, size_t *n);
 /* Closes every descriptor and frees t; NULL accepted. */
 void proc_tree_free(proc_tree_t *t);
 
-/* procs.csv: the header line, and one row per process of the last read. */
+/* procs.csv: the header line; and one row per process of the last read,
+ * formatted into buf (cap bytes): returns the length the rows need, as
+ * snprintf does, so a result >= cap means buf was too small. */
 void proc_tree_write_header(FILE *f);
-void proc_tree_write_rows(const proc_tree_t *t, FILE *f, double t_ms);
+size_t proc_tree_format_rows(const proc_tree_t *t, double t_ms, char *buf, size_t cap);
 
 /* Copies text into out (cap bytes, NUL-terminated, truncated) so that it
  * is one CSV field without quoting: ',' becomes ';', '"' becomes '\'',

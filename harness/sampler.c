@@ -54,6 +54,10 @@ struct sampler {
     pthread_mutex_t read_lock; /* buf, pids, fds: the thread's reads and sampler_read's callers */
     off_t csv_good;            /* samples.csv ends with a whole row here */
     atomic_int write_err;      /* first write error (-errno) */
+    char *procs_buf;           /* a tick's procs.csv rows */
+    size_t procs_cap;
+    off_t procs_good;          /* procs.csv ends with a whole row here */
+    bool write_err_procs;      /* the write error was procs.csv's, not samples.csv's */
 
     pthread_t thread;
     atomic_bool stop;
@@ -243,6 +247,12 @@ int sampler_write_error(sampler_t *s)
     return atomic_load(&s->write_err);
 }
 
+const char *sampler_write_error_file(sampler_t *s)
+{
+    /* write_err is stored after write_err_procs, on the same thread */
+    return atomic_load(&s->write_err) && s->write_err_procs ? "procs.csv" : "samples.csv";
+}
+
 const char *sampler_occ_name(enum sampler_occ i)
 {
     static const char *const names[SAMPLER_OCC_COUNT] = {
@@ -308,6 +318,42 @@ static int watch_columns(const sampler_t *s, const sample_t *x, char *line, size
 
 /* One row; the columns this process cannot know (another process's heap)
  * stay empty rather than zero, so analysis never mistakes them for data. */
+/* Appends n bytes of whole rows to f, or nothing: a failed write is cut
+ * back to *good (the end of the last whole row), records the run's first
+ * write error and stops the thread. A failing header shows in ferror. */
+static void csv_append(sampler_t *s, FILE *f, off_t *good, const char *buf, size_t n)
+{
+    if (atomic_load(&s->write_err))
+        return;
+    if (ferror(f) || fwrite(buf, 1, n, f) != n || fflush(f) != 0) {
+        int e = errno ? errno : EIO;
+        s->write_err_procs = f != s->csv;
+        __fpurge(f);
+        if (*good > 0 && ftruncate(fileno(f), *good) == 0)
+            lseek(fileno(f), *good, SEEK_SET);
+        atomic_store(&s->write_err, -e);
+        return;
+    }
+    *good = ftello(f);
+}
+
+/* This tick's procs.csv rows, whole or none. */
+static void write_procs(sampler_t *s, double t_ms)
+{
+    size_t need = proc_tree_format_rows(s->tree, t_ms, s->procs_buf, s->procs_cap);
+    if (need >= s->procs_cap) {
+        char *b = realloc(s->procs_buf, need + 1);
+        if (!b) {
+            atomic_store(&s->write_err, -ENOMEM);
+            return;
+        }
+        s->procs_buf = b;
+        s->procs_cap = need + 1;
+        need = proc_tree_format_rows(s->tree, t_ms, s->procs_buf, s->procs_cap);
+    }
+    csv_append(s, s->cfg.procs_csv, &s->procs_good, s->procs_buf, need);
+}
+
 static void write_row(sampler_t *s, const sample_t *x)
 {
     char line[4096];
@@ -335,25 +381,13 @@ static void write_row(sampler_t *s, const sample_t *x)
     if (s->tree)
         n += watch_columns(s, x, line + n, sizeof line - (size_t)n - 1);
     line[n++] = '\n';
-    if (atomic_load(&s->write_err))
-        return;
-    /* a row is written whole or cut back to the last whole row; the header
-     * (sampler_write_header) failing shows in ferror */
-    if (ferror(s->csv) || fwrite(line, 1, (size_t)n, s->csv) != (size_t)n || fflush(s->csv) != 0) {
-        int e = errno ? errno : EIO;
-        __fpurge(s->csv);
-        if (s->csv_good > 0 && ftruncate(fileno(s->csv), s->csv_good) == 0)
-            lseek(fileno(s->csv), s->csv_good, SEEK_SET);
-        atomic_store(&s->write_err, -e);
-        return;
-    }
-    s->csv_good = ftello(s->csv);
+    csv_append(s, s->csv, &s->csv_good, line, (size_t)n);
 }
 
 static void record(sampler_t *s, const sample_t *x)
 {
     if (s->tree && s->cfg.procs_csv)
-        proc_tree_write_rows(s->tree, s->cfg.procs_csv, x->t_ms);
+        write_procs(s, x->t_ms);
     write_row(s, x);
     pthread_mutex_lock(&s->lock);
     s->latest = *x;
@@ -413,6 +447,7 @@ static void sampler_free(sampler_t *s)
     pthread_mutex_destroy(&s->read_lock);
     free(s->tick_us);
     free(s->buf);
+    free(s->procs_buf);
     free(s);
 }
 
@@ -466,6 +501,8 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
         goto fail;
     sampler_write_header_cfg(s->csv, &s->cfg);
     s->csv_good = ftello(s->csv);
+    if (s->tree && s->cfg.procs_csv)
+        s->procs_good = ftello(s->cfg.procs_csv); /* after its header */
     record(s, &x);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         rc = -EAGAIN;

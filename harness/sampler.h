@@ -98,6 +98,8 @@ int sampler_stop(sampler_t *s);
 /* The first error writing samples.csv (-errno), 0 when none. A failed row
  * is cut back (the file ends with a whole row) and stops the thread. */
 int sampler_write_error(sampler_t *s);
+/* Which file that error was written to: "samples.csv" or "procs.csv". */
+const char *sampler_write_error_file(sampler_t *s);
 /* Reads one sample now without writing it (baseline, progress line); safe
  * while the thread runs (the thread's reads and this one take turns). */
 int sampler_read(sampler_t *s, sample_t *out);
