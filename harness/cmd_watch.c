@@ -395,6 +395,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (fclose(csv) != 0 && write_rc == 0)
         write_rc = -errno;
     watch_mark_finish(w->mark, 1000);
+    if (write_rc == 0 && watch_mark_error(w->mark) < 0) {
+        write_rc = watch_mark_error(w->mark);
+        snprintf(bad_path, sizeof bad_path, "%s/marks.csv", dir);
+    }
     uint64_t marks = w->mark ? *watch_mark_counter(w->mark) : 0;
     bool have_cg_after = w->cg && cgroup_stat_events(w->cg, &cg_after) == 0;
     watch_outputs_close(procs, nvml);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +34,8 @@ struct watch_mark {
     double t0;
     char *line[2];
     size_t len[2];
+    off_t csv_good; /* marks.csv ends with a whole row here */
+    int csv_err;    /* its first write error (-errno): no rows after it */
 };
 
 static double now_s(void)
@@ -73,6 +76,7 @@ int watch_mark_open(watch_mark_t *m, const char *path)
     fputs("t_ms,pid,source,name\n", m->csv);
     if (fflush(m->csv) != 0)
         return -errno;
+    m->csv_good = ftello(m->csv);
     for (int s = 0; s < 2; s++)
         if (pipe2(m->pipes[s], O_CLOEXEC) != 0)
             return -errno;
@@ -102,8 +106,24 @@ static void mark_line(watch_mark_t *m, int s)
     atomic_fetch_add(&m->count, 1);
     char name[MARK_NAME_MAX + 1];
     proc_tree_csv_safe(name, sizeof name, line);
-    fprintf(m->csv, "%.3f,%d,output,%s\n", (now_s() - m->t0) * 1e3, (int)m->pid, name);
-    fflush(m->csv);
+    if (m->csv_err)
+        return; /* counting goes on; the file keeps its whole rows */
+    char row[MARK_NAME_MAX + 64];
+    int n = snprintf(row, sizeof row, "%.3f,%d,output,%s\n", (now_s() - m->t0) * 1e3, (int)m->pid, name);
+    if (fwrite(row, 1, (size_t)n, m->csv) != (size_t)n || fflush(m->csv) != 0) {
+        m->csv_err = errno ? -errno : -EIO;
+        __fpurge(m->csv);
+        if (ftruncate(fileno(m->csv), m->csv_good) == 0)
+            lseek(fileno(m->csv), m->csv_good, SEEK_SET);
+        return;
+    }
+    m->csv_good = ftello(m->csv);
+}
+
+int watch_mark_error(const watch_mark_t *m)
+{
+    /* read after watch_mark_finish has joined the reader thread */
+    return m ? m->csv_err : 0;
 }
 
 /* Bytes read from stream s: passed on at once, then split into lines. */

@@ -40,6 +40,9 @@ const _Atomic uint64_t *watch_mark_counter(const watch_mark_t *m);
  * started keeps them open), then stops the thread. */
 void watch_mark_finish(watch_mark_t *m, unsigned linger_ms);
 /* Finishes if needed, closes everything, frees m; NULL accepted. */
+/* The first error writing marks.csv (-errno), 0 when none (NULL: 0); call
+ * after watch_mark_finish. The file keeps the rows written before it. */
+int watch_mark_error(const watch_mark_t *m);
 void watch_mark_free(watch_mark_t *m);
 
 #endif

@@ -83,8 +83,14 @@ PY
   "$zk" watch --sample-ms 2 --out "$fs/w" -- sleep 3 >"$tmp/out" 2>"$tmp/err"
   check_failed "watch, $free KiB free" "$fs/w" "$tmp/out" "$tmp/err" $?
   if [ $free -eq 40 ]; then
-    grep -q "samples.csv" "$tmp/err" || fail "watch, 40 KiB free: the error does not name samples.csv: $(cat "$tmp/err")"
+    # samples.csv and procs.csv grow together: either may fill first
+    grep -Eq "(samples|procs).csv" "$tmp/err" || fail "watch, 40 KiB free: the error names no run file: $(cat "$tmp/err")"
   fi
+  # --mark: marks.csv is a run file too (a mark line per millisecond)
+  fill $free
+  "$zk" watch --sample-ms 50 --mark 'proof done' --out "$fs/m" -- \
+    sh -c 'i=0; while [ $i -lt 3000 ]; do echo "proof done $i"; i=$((i + 1)); done; sleep 1' >"$tmp/out" 2>"$tmp/err"
+  check_failed "watch --mark, $free KiB free" "$fs/m" "$tmp/out" "$tmp/err" $?
 done
 
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
