@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "harness/memcap.h"
 #include "harness/run_outcome.h"
 #include "harness/sampler.h"
+#include "harness/trace_collect.h"
 #include "kernels/kernels.h"
 
 static volatile sig_atomic_t watch_stop;
@@ -52,7 +54,12 @@ static void usage(FILE *f)
           "  --out DIR       output folder (default results/runs/watch-<UTC timestamp>)\n"
           "  --sample-ms MS  sampler period (default 100)\n"
           "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
-          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n",
+          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n"
+          "  --trace         trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
+          "                  (one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
+          "                  site: never-freed bytes, small allocations counted), marks.csv rows for\n"
+          "                  zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid\n"
+          "  --trace-min SIZE  allocations recorded one by one from this size (default 1M)\n",
           f);
 }
 
@@ -141,6 +148,8 @@ struct watch_opts {
     const char *out;
     uint64_t period, mem_limit;
     bool smaps, gpu;
+    bool trace;         /* --trace */
+    uint64_t trace_min; /* --trace-min */
 };
 
 /* Starts cmd (inside cap when given) and returns its pid in *ret, or the
@@ -225,8 +234,16 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     struct memcap_stats before = {0}, after = {0};
     if (cap)
         memcap_read(cap, &before);
+    char terr[PATH_MAX + 256];
+    if (w->trace && trace_env_set(dir, w->trace_min, terr, sizeof terr) < 0) {
+        fclose(csv);
+        unlink(path);
+        return cli_error(2, "watch: %s", terr);
+    }
     if (cmd) {
         int rc = watch_start(&pid, cmd, cap);
+        if (w->trace)
+            trace_env_restore();
         if (rc) {
             fclose(csv);
             unlink(path);
@@ -284,6 +301,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     sampler_stop(s);
     fclose(csv);
     double wall = cli_now() - t0;
+    struct trace_collect_summary tsum;
+    int trace_rc = w->trace ? trace_collect(dir, t0, &tsum, terr, sizeof terr) : 0;
     if (cmd)
         exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     bool have_cg = cap && memcap_read(cap, &after) == 0;
@@ -326,6 +345,13 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                                       tr.plateau));
     if (cmd)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
+    if (w->trace && trace_rc == 0)
+        json_object_set_new(root, "trace",
+                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "min_bytes", (json_int_t)w->trace_min,
+                                      "processes", (json_int_t)tsum.n_files, "killed", (json_int_t)tsum.n_killed,
+                                      "buffers", (json_int_t)tsum.n_buffers, "sites", (json_int_t)tsum.n_sites,
+                                      "never_freed_bytes", (json_int_t)tsum.never_freed_bytes, "symbols",
+                                      tsum.symbols));
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     char err[4400];
@@ -349,8 +375,22 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     } else {
         printf("  verdict    too few samples for a trend (run longer or lower --sample-ms)\n");
     }
+    if (w->trace && trace_rc == 0) {
+        printf("  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %.2f MiB%s\n",
+               tsum.n_files, tsum.n_killed ? " (some ended without exit)" : "", tsum.n_buffers,
+               (unsigned long long)w->trace_min, tsum.n_sites, (double)tsum.never_freed_bytes / 1048576,
+               tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
+        for (size_t i = 0; i < tsum.n_top; i++)
+            printf("    never freed %10.2f MiB in %llu allocation(s) at %s\n",
+                   (double)tsum.top[i].never_freed_bytes / 1048576, (unsigned long long)tsum.top[i].n_never_freed,
+                   tsum.top[i].site);
+        if (!tsum.n_files)
+            printf("    no process was traced (a statically linked or setuid program ignores LD_PRELOAD)\n");
+    }
     printf("  files      %s/\n", dir);
     fflush(stdout);
+    if (trace_rc < 0)
+        return cli_error(1, "watch: --trace: %s", terr);
     if (save_rc < 0)
         return cli_error(1, "watch: %s", err);
     if (oom) {
@@ -369,8 +409,11 @@ int cmd_watch(int argc, char **argv)
         {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
         {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
         {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
+        {"trace", no_argument, NULL, 'T'}, {"trace-min", required_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
+    bool trace = false, trace_min_set = false;
+    uint64_t trace_min = 1u << 20;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
     bool smaps = false, gpu = false;
@@ -399,6 +442,12 @@ int cmd_watch(int argc, char **argv)
             if (!analyze_parse_size(&mem_limit, optarg))
                 return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
             break;
+        case 'T': trace = true; break;
+        case 'N':
+            if (!analyze_parse_size(&trace_min, optarg))
+                return cli_error(2, "watch: --trace-min must be a size such as 4096, 64K or 1M, got '%s'", optarg);
+            trace_min_set = true;
+            break;
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option("watch", argc, argv);
         }
@@ -410,12 +459,16 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: nothing to watch: give --pid PID or -- CMD ARGS... (see zkbench watch --help)");
     if (mem_limit && pid_arg)
         return cli_error(2, "watch: --mem-limit caps only a command watch starts (-- CMD ARGS...), not --pid");
+    if (trace && pid_arg)
+        return cli_error(2, "watch: --trace preloads the tracer into a command it starts (-- CMD ARGS...), not --pid");
+    if (trace_min_set && !trace)
+        return cli_error(2, "watch: --trace-min needs --trace");
     uint64_t probe;
     if (pid_arg && sampler_probe((pid_t)pid_arg, &probe) < 0)
         return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu};
+                           .smaps = smaps, .gpu = gpu, .trace = trace, .trace_min = trace_min};
     if (!mem_limit)
         return watch_run(&w, NULL);
     /* made before anything else, so a refusal leaves nothing behind */
