@@ -406,7 +406,8 @@ static void live_clear(void)
 /* ---- small allocations: keys and striped counters in PID-N.small ---- */
 
 #define SMALL_SLOTS (1u << 14)
-#define SMALL_STRIPES 8
+#define SMALL_STRIPES 16
+static unsigned g_next_stripe;
 struct small_hdr {
     char magic[8]; /* "ZKTSMAL1" */
     uint32_t nslots, nstripes;
@@ -450,14 +451,21 @@ void tio_small(uintptr_t site, uint64_t bytes)
                 break;
         }
     }
+    /* the first SMALL_STRIPES - 1 threads own a stripe each (plain adds: no
+     * other thread writes it); later threads share the last one, atomically */
     unsigned st = tls_stripe;
     if (!st) {
-        static unsigned next;
-        st = tls_stripe = __atomic_add_fetch(&next, 1, __ATOMIC_RELAXED) % SMALL_STRIPES + 1;
+        unsigned k = __atomic_add_fetch(&g_next_stripe, 1, __ATOMIC_RELAXED);
+        st = tls_stripe = k < SMALL_STRIPES ? k : SMALL_STRIPES;
     }
     struct small_ctr *c = &ctr[(size_t)(st - 1) * SMALL_SLOTS + i];
-    __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&c->bytes, bytes, __ATOMIC_RELAXED);
+    if (st < SMALL_STRIPES) {
+        __atomic_store_n(&c->count, __atomic_load_n(&c->count, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&c->bytes, __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) + bytes, __ATOMIC_RELAXED);
+    } else {
+        __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&c->bytes, bytes, __ATOMIC_RELAXED);
+    }
 }
 
 /* ---- allocation events ---- */
@@ -680,6 +688,8 @@ void tio_after_fork_child(void)
     if (g_small)
         tio_sys_munmap(g_small, g_small_len);
     g_small = NULL;
+    /* the child's one thread takes the first stripe of its fresh table */
+    g_next_stripe = 0;
     tls_stripe = 0;
     if (!was_on)
         return;

@@ -137,6 +137,24 @@ check(total(by_function(S, "leak_step"), "never_freed_bytes") == 8 * MIB,
 P = read_csv(os.path.join(out, "trace", "processes.csv")) if r.returncode == 0 else []
 check(len(P) >= 2, f"the shell and the program each have a file ({len(P)})")
 
+# ---- CUDA runtime calls, interposed (a stand-in runtime: no GPU needed) ----
+out, r = watch("t_cuda")
+S = sites(out)
+g = by_function(S, "gpu_leak_step")
+check(total(g, "never_freed_bytes") == 20 * MIB and total(g, "n_allocs") == 5,
+      f"cudaMalloc leak named gpu_leak_step, 20 MiB never freed ({total(g, 'never_freed_bytes')})")
+w = by_function(S, "gpu_work_step")
+check(total(w, "n_allocs") == 10 and total(w, "never_freed_bytes") == 0, "cudaFree and cudaFreeAsync end them")
+pl = by_function(S, "pinned_leak")
+check(total(pl, "never_freed_bytes") == 6 * MIB and all(x["site"].startswith("pinned:") for x in pl),
+      "cudaMallocHost leak: pinned_leak, 6 MiB, labelled pinned:")
+pw = by_function(S, "pinned_work")
+check(total(pw, "n_allocs") == 5 and total(pw, "never_freed_bytes") == 0, "cudaHostAlloc/cudaFreeHost pair up")
+B = read_csv(os.path.join(out, "buffers.csv"))
+check(sorted({b["device"] for b in B if b["site"].startswith("gpu_")}) == ["gpu1"]
+      and {b["device"] for b in B if b["site"].startswith("pinned:")} == {"host"},
+      "device memory on the current device (gpu1), pinned memory on the host")
+
 # ---- an mmap leak ----
 out, r = watch("t_mmap")
 S = sites(out)
