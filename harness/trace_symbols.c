@@ -290,6 +290,14 @@ static void resolve_uncached(trace_syms_t *s, uint64_t addr, struct trace_frame 
             char *ver = strchr(raw, '@'); /* a symbol version: __libc_start_main@@GLIBC_2.34 */
             if (ver && ver != raw)
                 *ver = 0;
+            /* a compiler's clone of the function is the function: big_leak.isra.0 */
+            static const char *const clones[] = {".isra.", ".constprop.", ".part.", ".cold", ".lto_priv.",
+                                                 ".localalias", ".llvm."};
+            for (size_t i = 0; i < sizeof clones / sizeof clones[0]; i++) {
+                char *c = strstr(raw, clones[i]);
+                if (c && c != raw)
+                    *c = 0;
+            }
             trace_syms_demangle(dem, sizeof dem, raw);
             f->function = keep(s, dem);
             f->func_off = off + 1;

@@ -308,6 +308,7 @@ static struct {
     size_t cap, n;
 } g_live[LIVE_STRIPES];
 static long g_nlive;
+uint32_t tio_filter[1u << TIO_FILTER_BITS];
 
 static size_t live_hash(uintptr_t a)
 {
@@ -346,6 +347,7 @@ static bool live_insert(uintptr_t addr, uintptr_t cls)
     }
     if (ok) {
         live_put(g_live[s].t, g_live[s].cap, addr, cls);
+        __atomic_add_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
         g_live[s].n++;
         __atomic_add_fetch(&g_nlive, 1, __ATOMIC_RELAXED);
     }
@@ -380,6 +382,7 @@ static bool live_remove(uintptr_t addr, uintptr_t cls)
                 i = j;
             }
             t[i].addr = 0;
+            __atomic_sub_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
             g_live[s].n--;
             __atomic_sub_fetch(&g_nlive, 1, __ATOMIC_RELAXED);
         }
@@ -401,6 +404,7 @@ static void live_clear(void)
         g_live[s].n = 0;
     }
     g_nlive = 0;
+    memset(tio_filter, 0, sizeof tio_filter);
 }
 
 /* ---- small allocations: keys and striped counters in PID-N.small ---- */

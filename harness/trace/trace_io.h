@@ -47,6 +47,19 @@ void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip);
 bool tio_free(uintptr_t ptr, int cls);
 /* Whether any recorded allocation is live (a cheap filter for free). */
 bool tio_any_live(void);
+/* A counting filter over the pages of recorded addresses: zero means ptr
+ * is certainly not recorded. One load, no lock: free's fast path. */
+#define TIO_FILTER_BITS 14
+extern __attribute__((visibility("hidden"))) uint32_t tio_filter[1u << TIO_FILTER_BITS];
+static inline size_t tio_filter_slot(uintptr_t ptr)
+{
+    return (size_t)(((uint64_t)(ptr >> 12) * 0x9e3779b97f4a7c15ull) >> (64 - TIO_FILTER_BITS));
+}
+static inline bool tio_maybe_live(uintptr_t ptr)
+{
+    return __atomic_load_n(&tio_filter[tio_filter_slot(ptr)], __ATOMIC_RELAXED) != 0;
+}
+
 /* Counts a small allocation of bytes under the return address site. */
 void tio_small(uintptr_t site, uint64_t bytes);
 

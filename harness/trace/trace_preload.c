@@ -124,7 +124,7 @@ static inline void note(void *p, size_t n, int cls, void *ra)
 /* Before p goes back to the allocator: true when it was recorded. */
 static inline bool unnote_heap(void *p)
 {
-    if (!ready || tio_busy || !tio_any_live() || !real_usable || real_usable(p) < min_bytes)
+    if (!ready || !tio_maybe_live((uintptr_t)p) || tio_busy)
         return false;
     tio_busy = 1;
     bool was = tio_free((uintptr_t)p, TIO_HEAP);
@@ -259,7 +259,7 @@ static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
     if (!real_mmap && !resolving)
         resolve();
     bool track = ready && !tio_busy && (flags & MAP_ANONYMOUS) && prot != PROT_NONE;
-    if (ready && !tio_busy && (flags & MAP_FIXED) && tio_any_live()) {
+    if (ready && !tio_busy && (flags & MAP_FIXED) && tio_maybe_live((uintptr_t)addr)) {
         tio_busy = 1; /* a fixed mapping replaces whatever was there */
         tio_free((uintptr_t)addr, TIO_MMAP);
         tio_busy = 0;
@@ -284,7 +284,7 @@ EXPORT int munmap(void *addr, size_t len)
 {
     if (!real_munmap && !resolving)
         resolve();
-    if (ready && !tio_busy && tio_any_live()) {
+    if (ready && !tio_busy && tio_maybe_live((uintptr_t)addr)) {
         tio_busy = 1;
         tio_free((uintptr_t)addr, TIO_MMAP);
         tio_busy = 0;
@@ -304,7 +304,7 @@ EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
     if (!real_mremap && !resolving)
         resolve();
     bool was = false;
-    if (ready && !tio_busy && tio_any_live()) {
+    if (ready && !tio_busy && tio_maybe_live((uintptr_t)old)) {
         tio_busy = 1;
         was = tio_free((uintptr_t)old, TIO_MMAP);
         tio_busy = 0;
@@ -351,7 +351,7 @@ static void cuda_note(void *p, size_t n, int cls, int device)
 
 static void cuda_unnote(void *p, int cls)
 {
-    if (!p || !ready || tio_busy || !tio_any_live())
+    if (!p || !ready || tio_busy || !tio_maybe_live((uintptr_t)p))
         return;
     tio_busy = 1;
     tio_free((uintptr_t)p, cls);
