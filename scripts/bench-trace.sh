@@ -3,8 +3,9 @@
 # program (tests/trace/bench_alloc.c: SMALL million small allocations held in
 # a ring, LARGE allocations of 1..8 MiB, one in eight leaked by big_leak),
 # run plain, under heaptrack (recording only, as `heaptrack -o`), under the
-# preload library alone, and under `zkbench watch --trace` (end to end: the
-# sampler, the run and the collection with symbols), one after the other,
+# preload library alone, under `zkbench watch` and under `zkbench watch
+# --trace` (end to end: the sampler, the run and the collection with
+# symbols), one after the other,
 # RUNS times each; prints a Markdown table of median wall times and checks
 # that heaptrack and zkbench name the same leaking function.
 #   bash scripts/bench-trace.sh [BUILD_DIR] [RUNS] [SMALL] [LARGE] > results/trace-overhead.md
@@ -12,8 +13,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build}
 runs=${2:-5}
-small=${3:-5}
-large=${4:-2000}
+small=${3:-20}
+large=${4:-4000}
 zk=$PWD/$b/harness/zkbench
 prog=$PWD/$b/tests/trace/bench_alloc
 lib=$PWD/$b/harness/trace/libzkbench-trace.so
@@ -41,7 +42,7 @@ time_ms() {
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 declare -A ms
-for mode in plain heaptrack preload watch; do : >"$work/$mode.times"; done
+for mode in plain heaptrack preload watch trace; do : >"$work/$mode.times"; done
 for i in $(seq "$runs"); do
   # interleaved, so a change in the machine's load touches every mode alike
   time_ms "$prog" "$small" "$large" >>"$work/plain.times"
@@ -49,10 +50,12 @@ for i in $(seq "$runs"); do
   time_ms heaptrack -o "$work/ht" "$prog" "$small" "$large" >>"$work/heaptrack.times"
   rm -rf "$work/pre" && mkdir -p "$work/pre"
   time_ms env LD_PRELOAD="$lib" ZKBENCH_TRACE_DIR="$work/pre" "$prog" "$small" "$large" >>"$work/preload.times"
+  rm -rf "$work/w0"
+  time_ms "$zk" watch --out "$work/w0" -- "$prog" "$small" "$large" >>"$work/watch.times"
   rm -rf "$work/w"
-  time_ms "$zk" watch --trace --out "$work/w" -- "$prog" "$small" "$large" >>"$work/watch.times"
+  time_ms "$zk" watch --trace --out "$work/w" -- "$prog" "$small" "$large" >>"$work/trace.times"
 done
-for mode in plain heaptrack preload watch; do ms[$mode]=$(median <"$work/$mode.times"); done
+for mode in plain heaptrack preload watch trace; do ms[$mode]=$(median <"$work/$mode.times"); done
 
 ht_site=$(heaptrack_print -f "$work"/ht.* -p 0 -a 0 -T 0 -l 1 2>/dev/null |
   awk '/^MEMORY LEAKS/ {on = 1; next} on && /leaked over/ {getline; print $1; exit}')
@@ -77,7 +80,10 @@ echo "| --- | ---: | ---: |"
 echo "| plain | ${ms[plain]} | 1.00x |"
 echo "| heaptrack -o (recording) | ${ms[heaptrack]} | $(ratio "${ms[heaptrack]}" "${ms[plain]}") |"
 echo "| LD_PRELOAD libzkbench-trace.so | ${ms[preload]} | $(ratio "${ms[preload]}" "${ms[plain]}") |"
-echo "| zkbench watch --trace (end to end, with collection) | ${ms[watch]} | $(ratio "${ms[watch]}" "${ms[plain]}") |"
+echo "| zkbench watch (no tracing: the sampler alone) | ${ms[watch]} | $(ratio "${ms[watch]}" "${ms[plain]}") |"
+echo "| zkbench watch --trace (end to end, with collection) | ${ms[trace]} | $(ratio "${ms[trace]}" "${ms[plain]}") |"
+echo
+echo "Tracing's own cost: the preloaded program $(ratio "${ms[preload]}" "${ms[plain]}") of plain; watch --trace $(ratio "${ms[trace]}" "${ms[watch]}") of watch without it (the collection, with symbols, included). heaptrack: $(ratio "${ms[heaptrack]}" "${ms[plain]}")."
 echo
 echo "Leaking site: heaptrack names \`$ht_site\`; zkbench names \`$zk_site\` (site \`$zk_label\`, never freed $zk_bytes B; the program says it leaked $want B)."
 status=0

@@ -590,6 +590,14 @@ static int open_files(void)
     }
     if (fd < 0)
         return -errno;
+    /* far from the low numbers a program opens next, so a program that
+     * closes fds it does not know gets EBADF here (tracing stops) rather
+     * than our lines in a file of its own */
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
     if (g_want_small) {
         strcpy(path + name.n, ".small");
         int sfd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

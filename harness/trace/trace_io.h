@@ -47,13 +47,15 @@ void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip);
 bool tio_free(uintptr_t ptr, int cls);
 /* Whether any recorded allocation is live (a cheap filter for free). */
 bool tio_any_live(void);
-/* A counting filter over the pages of recorded addresses: zero means ptr
- * is certainly not recorded. One load, no lock: free's fast path. */
+/* A counting filter over the 2 MiB regions of recorded addresses: zero
+ * means ptr is certainly not recorded. One load, no lock: free's fast
+ * path. Regions, not hashed pages, so the frees of a heap's small chunks
+ * keep hitting the same few cached counters. */
 #define TIO_FILTER_BITS 14
 extern __attribute__((visibility("hidden"))) uint32_t tio_filter[1u << TIO_FILTER_BITS];
 static inline size_t tio_filter_slot(uintptr_t ptr)
 {
-    return (size_t)(((uint64_t)(ptr >> 12) * 0x9e3779b97f4a7c15ull) >> (64 - TIO_FILTER_BITS));
+    return (size_t)(ptr >> 21) & ((1u << TIO_FILTER_BITS) - 1);
 }
 static inline bool tio_maybe_live(uintptr_t ptr)
 {

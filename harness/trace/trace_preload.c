@@ -126,6 +126,10 @@ static inline bool unnote_heap(void *p)
 {
     if (!ready || !tio_maybe_live((uintptr_t)p) || tio_busy)
         return false;
+    /* a region holding a recorded block holds small ones too: the block's
+     * size tells them apart before any lock */
+    if (real_usable && real_usable(p) < min_bytes)
+        return false;
     tio_busy = 1;
     bool was = tio_free((uintptr_t)p, TIO_HEAP);
     tio_busy = 0;
