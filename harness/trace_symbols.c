@@ -123,7 +123,10 @@ static void skip_template(const char **p)
 {
     int depth = 0;
     do {
-        if (**p == 'I')
+        if (**p == 'L') { /* a literal (Li3E): its digits are a value, not a length */
+            while (**p && **p != 'E')
+                (*p)++;
+        } else if (**p == 'I')
             depth++;
         else if (**p == 'E')
             depth--;

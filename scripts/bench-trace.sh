@@ -13,8 +13,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build}
 runs=${2:-5}
-small=${3:-20}
-large=${4:-4000}
+small=${3:-10}
+large=${4:-2000}
 zk=$PWD/$b/harness/zkbench
 prog=$PWD/$b/tests/trace/bench_alloc
 lib=$PWD/$b/harness/trace/libzkbench-trace.so
@@ -30,32 +30,35 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/zkbench-bench-trace.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-now() { date +%s%N; }
-# time_ms CMD...: the wall time of one run in ms (output discarded)
-time_ms() {
-  local t0 t1
-  t0=$(now)
-  "$@" >/dev/null 2>&1 || { echo "bench-trace: failed: $*" >&2; exit 1; }
-  t1=$(now)
-  echo $(( (t1 - t0) / 1000000 ))
+# run MODE CMD...: appends "wall_ms cpu_ms" of one run (cpu: user + system
+# of the command and its children, steadier than wall on a loaded machine)
+run() {
+  local mode=$1
+  shift
+  /usr/bin/time -f "%e %U %S" -o "$work/t" "$@" >/dev/null 2>&1 || { echo "bench-trace: failed: $*" >&2; exit 1; }
+  awk '{printf "%.0f %.0f\n", $1 * 1000, ($2 + $3) * 1000}' "$work/t" >>"$work/$mode.times"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
-declare -A ms
-for mode in plain heaptrack preload watch trace; do : >"$work/$mode.times"; done
+modes="plain heaptrack preload watch trace"
+for mode in $modes; do : >"$work/$mode.times"; done
 for i in $(seq "$runs"); do
   # interleaved, so a change in the machine's load touches every mode alike
-  time_ms "$prog" "$small" "$large" >>"$work/plain.times"
+  run plain "$prog" "$small" "$large"
   rm -f "$work"/ht.*
-  time_ms heaptrack -o "$work/ht" "$prog" "$small" "$large" >>"$work/heaptrack.times"
+  run heaptrack heaptrack -o "$work/ht" "$prog" "$small" "$large"
   rm -rf "$work/pre" && mkdir -p "$work/pre"
-  time_ms env LD_PRELOAD="$lib" ZKBENCH_TRACE_DIR="$work/pre" "$prog" "$small" "$large" >>"$work/preload.times"
+  run preload env LD_PRELOAD="$lib" ZKBENCH_TRACE_DIR="$work/pre" "$prog" "$small" "$large"
   rm -rf "$work/w0"
-  time_ms "$zk" watch --out "$work/w0" -- "$prog" "$small" "$large" >>"$work/watch.times"
+  run watch "$zk" watch --out "$work/w0" -- "$prog" "$small" "$large"
   rm -rf "$work/w"
-  time_ms "$zk" watch --trace --out "$work/w" -- "$prog" "$small" "$large" >>"$work/trace.times"
+  run trace "$zk" watch --trace --out "$work/w" -- "$prog" "$small" "$large"
 done
-for mode in plain heaptrack preload watch trace; do ms[$mode]=$(median <"$work/$mode.times"); done
+declare -A wall cpu
+for mode in $modes; do
+  wall[$mode]=$(awk '{print $1}' "$work/$mode.times" | median)
+  cpu[$mode]=$(awk '{print $2}' "$work/$mode.times" | median)
+done
 
 ht_site=$(heaptrack_print -f "$work"/ht.* -p 0 -a 0 -T 0 -l 1 2>/dev/null |
   awk '/^MEMORY LEAKS/ {on = 1; next} on && /leaked over/ {getline; print $1; exit}')
@@ -75,15 +78,17 @@ echo "- command: scripts/bench-trace.sh $b $runs $small $large"
 echo "- workload: tests/trace/bench_alloc $small $large: ${small}M small allocations (16..1024 B) and frees, $large allocations of 1..8 MiB, one in eight leaked by big_leak"
 echo "- threshold: the default --trace-min 1 MiB; median of $runs runs each, modes interleaved"
 echo
-echo "| mode | median wall ms | vs plain |"
-echo "| --- | ---: | ---: |"
-echo "| plain | ${ms[plain]} | 1.00x |"
-echo "| heaptrack -o (recording) | ${ms[heaptrack]} | $(ratio "${ms[heaptrack]}" "${ms[plain]}") |"
-echo "| LD_PRELOAD libzkbench-trace.so | ${ms[preload]} | $(ratio "${ms[preload]}" "${ms[plain]}") |"
-echo "| zkbench watch (no tracing: the sampler alone) | ${ms[watch]} | $(ratio "${ms[watch]}" "${ms[plain]}") |"
-echo "| zkbench watch --trace (end to end, with collection) | ${ms[trace]} | $(ratio "${ms[trace]}" "${ms[plain]}") |"
+echo "| mode | median wall ms | vs plain | median CPU ms | vs plain |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+row() { echo "| $1 | ${wall[$2]} | $(ratio "${wall[$2]}" "${wall[plain]}") | ${cpu[$2]} | $(ratio "${cpu[$2]}" "${cpu[plain]}") |"; }
+row plain plain
+row "heaptrack -o (recording)" heaptrack
+row "LD_PRELOAD libzkbench-trace.so" preload
+row "zkbench watch (no tracing: the sampler alone)" watch
+row "zkbench watch --trace (end to end, with collection)" trace
 echo
-echo "Tracing's own cost: the preloaded program $(ratio "${ms[preload]}" "${ms[plain]}") of plain; watch --trace $(ratio "${ms[trace]}" "${ms[watch]}") of watch without it (the collection, with symbols, included). heaptrack: $(ratio "${ms[heaptrack]}" "${ms[plain]}")."
+echo "Tracing's own cost in CPU: the preloaded program $(ratio "${cpu[preload]}" "${cpu[plain]}") of plain; watch --trace $(ratio "${cpu[trace]}" "${cpu[watch]}") of watch without it (the collection with symbols included); heaptrack $(ratio "${cpu[heaptrack]}" "${cpu[plain]}")."
+echo "Machine load during the runs (1-minute load average at the end): $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores."
 echo
 echo "Leaking site: heaptrack names \`$ht_site\`; zkbench names \`$zk_site\` (site \`$zk_label\`, never freed $zk_bytes B; the program says it leaked $want B)."
 status=0
