@@ -230,6 +230,31 @@ bad = dict(env, ZKBENCH_TRACE_DIR="/nonexistent/zkbench-trace")
 a = subprocess.run([prog("t_leak"), "3"], capture_output=True, text=True, env=bad)
 check(a.returncode == 0 and a.stdout.startswith("leaked"), "an unwritable trace folder leaves the program alone")
 
+# ---- a full disk stops the tracing, never the program ----
+# RLIMIT_FSIZE (with SIGXFSZ ignored, which exec keeps) makes every write past
+# 4.5 MiB fail as a full disk would; at --trace-min 0 the 8 threads' 160000
+# allocations and frees need far more than that.
+import resource
+import signal
+
+
+def small_fs():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (9 << 19, 9 << 19))
+
+
+full = dict(env, ZKBENCH_TRACE_DIR=os.path.join(tmp, "full"), ZKBENCH_TRACE_MIN="0")
+os.makedirs(full["ZKBENCH_TRACE_DIR"])
+a = subprocess.run([prog("t_threads")], capture_output=True, text=True)
+b = subprocess.run([prog("t_threads")], capture_output=True, text=True, env=full, preexec_fn=small_fs, timeout=120)
+check(a.stdout == b.stdout and b.returncode == 0, f"writes failing midway: the program ends normally ({b.returncode})")
+tr = [f for f in os.listdir(full["ZKBENCH_TRACE_DIR"]) if f.endswith(".trace")]
+size = os.path.getsize(os.path.join(full["ZKBENCH_TRACE_DIR"], tr[0])) if tr else 0
+with open(os.path.join(full["ZKBENCH_TRACE_DIR"], tr[0])) if tr else open(os.devnull) as f:
+    lines = f.read().split("\n")
+check(len(tr) == 1 and 0 < size <= 9 << 19 and lines[0].startswith("Z 1 ") and len(lines) > 1000,
+      f"the trace stopped at the limit ({size} B) with its lines readable")
+
 # ---- bad input ----
 for args, pat in ((["--trace", "--pid", "1"], "not --pid"), (["--trace", "--trace-min", "lots", "--", "true"], "trace-min"),
                   (["--trace-min", "1M", "--", "true"], "needs --trace")):
