@@ -6,6 +6,8 @@
 #include "harness/trace_symbols.h"
 
 #include <ctype.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -152,8 +154,98 @@ static bool rust_hash(const char *id, size_t n)
     return true;
 }
 
+/* Rust v0 identifier: [s<base62>_] [u] <decimal> [_] <bytes> */
+static bool v0_ident(const char **p, const char **id, size_t *n)
+{
+    if (**p == 's') {
+        while (**p && **p != '_')
+            (*p)++;
+        if (!**p)
+            return false;
+        (*p)++;
+    }
+    if (**p == 'u')
+        return false; /* punycode: not handled */
+    if (!read_len(p, n))
+        return false;
+    if (**p == '_')
+        (*p)++;
+    if (strnlen(*p, *n) < *n)
+        return false;
+    *id = *p;
+    *p += *n;
+    return true;
+}
+
+/* Rust v0 paths made of crate roots and nested names only. */
+static bool v0_path(const char **p, char *buf, size_t cap, int depth)
+{
+    const char *id;
+    size_t n;
+    if (depth > 32)
+        return false;
+    if (**p == 'C') {
+        (*p)++;
+        if (!v0_ident(p, &id, &n))
+            return false;
+        append(buf, cap, id, n);
+        return true;
+    }
+    if (**p != 'N' || !(*p)[1])
+        return false;
+    char ns = (*p)[1];
+    *p += 2;
+    if (!v0_path(p, buf, cap, depth + 1) || !v0_ident(p, &id, &n))
+        return false;
+    append(buf, cap, "::", 2);
+    if (ns == 'C')
+        append(buf, cap, "{closure}", 9);
+    else
+        append(buf, cap, id, n);
+    return true;
+}
+
+/* Rust legacy escapes: $LT$ -> <, $u7b$ -> {, .. -> :: */
+static void rust_unescape(char *t)
+{
+    static const struct {
+        const char *esc, *rep;
+    } map[] = {{"$LT$", "<"}, {"$GT$", ">"},  {"$RF$", "&"},  {"$BP$", "*"},  {"$C$", ","},
+               {"$SP$", "@"}, {"$u7b$", "{"}, {"$u7d$", "}"}, {"$u20$", " "}, {"$u27$", "'"},
+               {"$u5b$", "["}, {"$u5d$", "]"}, {"$u7e$", "~"}, {"..", "::"}};
+    char *r = t, *w = t;
+    while (*r) {
+        if (r[0] == '_' && r[1] == '$' && (r == t || r[-1] == ':')) {
+            r++; /* an identifier starting with an escape gets a '_' before it */
+            continue;
+        }
+        size_t i;
+        for (i = 0; i < sizeof map / sizeof map[0]; i++)
+            if (strncmp(r, map[i].esc, strlen(map[i].esc)) == 0)
+                break;
+        if (i < sizeof map / sizeof map[0]) {
+            for (const char *q = map[i].rep; *q;)
+                *w++ = *q++;
+            r += strlen(map[i].esc);
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+}
+
 bool trace_syms_demangle(char *out, size_t cap, const char *m)
 {
+    if (strncmp(m, "_R", 2) == 0) {
+        char buf[512] = "";
+        const char *p = m + 2;
+        if (v0_path(&p, buf, sizeof buf, 0)) {
+            snprintf(out, cap, "%s", buf);
+            return true;
+        }
+        snprintf(out, cap, "%s", m);
+        return false;
+    }
     static const struct {
         const char *mangled, *name;
     } special[] = {{"_Znwm", "operator new"},   {"_Znam", "operator new[]"}, {"_ZdlPv", "operator delete"},
@@ -219,6 +311,8 @@ bool trace_syms_demangle(char *out, size_t cap, const char *m)
         }
         if (!parts)
             return false;
+        if (strchr(buf, '$') || strstr(buf, ".."))
+            rust_unescape(buf);
     } else {
         size_t n;
         if (p[0] == 'S' && p[1] == 't') {
@@ -271,6 +365,59 @@ static size_t cache_slot(uint64_t a, size_t cap)
     return (size_t)(a * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
 }
 
+/* Under parent, the DIE of the function containing pc (through namespaces
+ * and types, where Rust and C++ nest them), then inside it the outermost
+ * inlined subroutine containing pc (through lexical blocks): 1 when found. */
+static int find_inlined(Dwarf_Die *parent, Dwarf_Addr pc, bool in_function, Dwarf_Die *inl, int depth)
+{
+    Dwarf_Die c;
+    if (depth > 64 || dwarf_child(parent, &c) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&c);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) {
+            if (dwarf_haspc(&c, pc) != 1)
+                continue;
+            if (tag == DW_TAG_inlined_subroutine && in_function) {
+                *inl = c;
+                return 1;
+            }
+            return find_inlined(&c, pc, in_function || tag == DW_TAG_subprogram, inl, depth + 1);
+        }
+        if (!in_function && (tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+                             tag == DW_TAG_module || tag == DW_TAG_union_type)) {
+            if (find_inlined(&c, pc, false, inl, depth + 1))
+                return 1;
+        }
+    } while (dwarf_siblingof(&c, &c) == 0);
+    return 0;
+}
+
+/* pc inside code inlined into its function: the file and line where the
+ * function makes that call (DW_AT_call_file/line), not a line of the
+ * callee (Rust's alloc.rs, a C++ header). */
+static void call_site(Dwfl_Module *m, uint64_t pc, const char **file, int *line)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(m, pc, &bias);
+    Dwarf_Die inl;
+    if (!cu || find_inlined(cu, pc - bias, false, &inl, 0) != 1)
+        return;
+    Dwarf_Attribute a;
+    Dwarf_Word fidx = 0, cl = 0;
+    Dwarf_Files *files;
+    size_t nfiles;
+    if (dwarf_formudata(dwarf_attr(&inl, DW_AT_call_file, &a), &fidx) == 0 &&
+        dwarf_formudata(dwarf_attr(&inl, DW_AT_call_line, &a), &cl) == 0 && cl > 0 &&
+        dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && fidx < nfiles) {
+        const char *name = dwarf_filesrc(files, fidx, NULL, NULL);
+        if (name) {
+            *file = name;
+            *line = (int)cl;
+        }
+    }
+}
+
 static void resolve_uncached(trace_syms_t *s, uint64_t addr, struct trace_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -308,6 +455,7 @@ static void resolve_uncached(trace_syms_t *s, uint64_t addr, struct trace_frame 
         Dwfl_Line *ln = dwfl_module_getsrc(m, pc);
         int line = 0;
         const char *src = ln ? dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL) : NULL;
+        call_site(m, pc, &src, &line);
         if (src && line > 0) {
             f->file = keep(s, src);
             f->line = line;

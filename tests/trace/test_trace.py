@@ -111,6 +111,26 @@ if os.path.exists(prog("t_cxx")):
 else:
     print("note: no C++ compiler: the new/delete program was not built")
 
+# ---- Rust (when rustc is there: compiled here, it is not a build dependency) ----
+rustc = shutil.which("rustc")
+if rustc:
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "t_rust.rs")
+    exe = os.path.join(tmp, "t_rust")
+    c = subprocess.run([rustc, "-g", "-O", "-o", exe, src], capture_output=True, text=True, timeout=300)
+    check(c.returncode == 0, "rustc built t_rust.rs" + ("" if c.returncode == 0 else ": " + c.stderr[-300:]))
+    if c.returncode == 0:
+        out = os.path.join(tmp, "rust")
+        r = subprocess.run([ZK, "watch", "--trace", "--out", out, "--", exe], capture_output=True, text=True,
+                           timeout=120)
+        S = sites(out) if r.returncode == 0 else []
+        rl = [x for x in S if x["function"].endswith("rust_leak_step")]
+        check(total(rl, "never_freed_bytes") == 15 * MIB and all(re.search(r"@t_rust\.rs:\d+$", x["site"]) for x in rl),
+              f"Rust: the leak is rust_leak_step at its own line ({[x['site'] for x in rl]})")
+        rw = [x for x in S if x["function"].endswith("rust_work_step")]
+        check(total(rw, "n_allocs") == 5 and total(rw, "never_freed_bytes") == 0, "Rust: rust_work_step's vectors freed")
+else:
+    print("note: no rustc: the Rust program was not checked")
+
 # ---- a forked child that leaks ----
 out, r = watch("t_fork")
 m = re.search(r"child (\d+)", r.stdout)

@@ -29,6 +29,11 @@ int main(void)
     expect("_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<>::push_back", 1);
     expect("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", "core::ptr::drop_in_place", 1);
     expect("_ZN5ArrayILi3EE4fillEv", "Array<>::fill", 1);
+    expect("_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal", "std::rt::lang_start_internal", 1);
+    expect("_RNCNvCs1234_5rleak4main0", "rleak::main::{closure}", 1);
+    expect("_RNvMs_Cs1_3fooNtB2_3Bar3new", "_RNvMs_Cs1_3fooNtB2_3Bar3new", 0);
+    expect("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE",
+           "std::rt::lang_start::{{closure}}", 1);
     expect("_Znwm", "operator new", 1);
     expect("_Znam", "operator new[]", 1);
     expect("_ZnwmSt11align_val_t", "operator new", 1);
