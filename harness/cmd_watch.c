@@ -243,7 +243,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (cmd) {
         int rc = watch_start(&pid, cmd, cap);
         if (w->trace)
-            trace_env_restore();
+            trace_env_restore(rc ? dir : NULL);
         if (rc) {
             fclose(csv);
             unlink(path);

@@ -852,8 +852,13 @@ int trace_env_set(const char *run_dir, uint64_t min, char *err, size_t errlen)
     return 0;
 }
 
-void trace_env_restore(void)
+void trace_env_restore(const char *abandoned_run_dir)
 {
+    if (abandoned_run_dir) {
+        char dir[PATH_MAX + 16];
+        snprintf(dir, sizeof dir, "%s/trace", abandoned_run_dir);
+        rmdir(dir); /* the command never started: nothing was written there */
+    }
     for (int i = 0; i < 4; i++) {
         if (saved_env[i])
             setenv(env_names[i], saved_env[i], 1);

@@ -42,6 +42,8 @@ int trace_find_lib(char *out, size_t cap, const char *name);
  * the CUPTI library was built and is found, CUDA_INJECTION64_PATH, set in
  * this process until trace_env_restore(). 0, or -errno with a line in err. */
 int trace_env_set(const char *run_dir, uint64_t min, char *err, size_t errlen);
-void trace_env_restore(void);
+/* abandoned_run_dir: the run's folder when the command could not start
+ * (its empty trace/ is removed), else NULL. */
+void trace_env_restore(const char *abandoned_run_dir);
 
 #endif

@@ -283,6 +283,28 @@ for args, pat in ((["--trace", "--pid", "1"], "not --pid"), (["--trace", "--trac
     check(r.returncode == 2 and len(lines) == 1 and pat in lines[0],
           f"watch {' '.join(args)}: exit {r.returncode} with one error line ({r.stderr.strip()})")
 
+bad = os.path.join(tmp, "noprog")
+r = subprocess.run([ZK, "watch", "--trace", "--out", bad, "--", "/no/such/program"], capture_output=True, text=True)
+check(r.returncode == 2 and r.stderr.count("zkbench: ") == 1,
+      f"--trace of a missing program: exit {r.returncode} with one error line")
+check(not os.path.exists(os.path.join(bad, "trace")), "no trace/ left behind when the command cannot start")
+
+# ---- the CUPTI library loads and refuses politely without a driver ----
+cupti = os.path.join(os.path.dirname(LIB), "libzkbench-cupti.so")
+if os.path.exists(cupti):
+    d = os.path.join(tmp, "cupti")
+    os.makedirs(d)
+    code = ("import ctypes,sys\ntry:\n l = ctypes.CDLL(sys.argv[1])\nexcept OSError as e:\n print('skip', e); sys.exit(77)\n"
+            "print('init', l.InitializeInjection())")
+    r = subprocess.run([sys.executable, "-c", code, cupti], capture_output=True, text=True,
+                       env=dict(os.environ, ZKBENCH_TRACE_DIR=d, LD_LIBRARY_PATH="/usr/local/cuda/lib64:"
+                                + os.environ.get("LD_LIBRARY_PATH", "")))
+    if r.returncode == 77:
+        print("note: libcupti.so.13 not loadable here: the CUPTI library was not loaded")
+    else:
+        check(r.returncode == 0 and r.stdout.startswith("init "),
+              f"libzkbench-cupti.so loads and InitializeInjection returns ({r.stdout.strip()} {r.stderr.strip()[-200:]})")
+
 shutil.rmtree(tmp, ignore_errors=True)
 if fails:
     print(f"{len(fails)} check(s) failed")
