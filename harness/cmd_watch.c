@@ -32,6 +32,7 @@
 #include "harness/run_outcome.h"
 #include "harness/sampler.h"
 #include "harness/trace_collect.h"
+#include "harness/trace_env.h"
 #include "kernels/kernels.h"
 
 static volatile sig_atomic_t watch_stop;

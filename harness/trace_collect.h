@@ -31,19 +31,4 @@ struct trace_collect_summary {
  * 0, or -errno with one line in err naming the file and the problem. */
 int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *sum, char *err, size_t errlen);
 
-/* Finds libzkbench-trace.so / libzkbench-cupti.so (name) next to the running
- * zkbench: its folder, trace/ below it (the build tree), then lib, lib64 or
- * lib/<multiarch> beside the folder.
- * 0 with the path in out, or -ENOENT. */
-int trace_find_lib(char *out, size_t cap, const char *name);
-
-/* For the command watch starts: LD_PRELOAD (the tracer prepended),
- * ZKBENCH_TRACE_DIR (RUN_DIR/trace, made here), ZKBENCH_TRACE_MIN and, where
- * the CUPTI library was built and is found, CUDA_INJECTION64_PATH, set in
- * this process until trace_env_restore(). 0, or -errno with a line in err. */
-int trace_env_set(const char *run_dir, uint64_t min, char *err, size_t errlen);
-/* abandoned_run_dir: the run's folder when the command could not start
- * (its empty trace/ is removed), else NULL. */
-void trace_env_restore(const char *abandoned_run_dir);
-
 #endif
