@@ -390,8 +390,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     }
     printf("  files      %s/\n", dir);
     fflush(stdout);
-    if (trace_rc < 0)
-        return cli_error(1, "watch: --trace: %s", terr);
+    if (trace_rc < 0) /* a damaged trace file is bad input (2); anything else, 1 */
+        return cli_error(trace_rc == -EINVAL ? 2 : 1, "watch: --trace: %s", terr);
     if (save_rc < 0)
         return cli_error(1, "watch: %s", err);
     if (oom) {

@@ -440,6 +440,8 @@ void tio_small(uintptr_t site, uint64_t bytes)
     uint64_t key = site ? site : 1;
     size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (SMALL_SLOTS - 1);
     for (unsigned probe = 0;; probe++, i = (i + 1) & (SMALL_SLOTS - 1)) {
+        if (i == 0 && probe < 64)
+            continue; /* slot 0 is the overflow's */
         uint64_t cur = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
         if (cur == key)
             break;

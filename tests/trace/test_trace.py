@@ -289,6 +289,25 @@ check(r.returncode == 2 and r.stderr.count("zkbench: ") == 1,
       f"--trace of a missing program: exit {r.returncode} with one error line")
 check(not os.path.exists(os.path.join(bad, "trace")), "no trace/ left behind when the command cannot start")
 
+# ---- damaged trace files: a bad header is refused by name, bad lines are skipped ----
+out = os.path.join(tmp, "badhdr")
+r = subprocess.run([ZK, "watch", "--trace", "--out", out, "--", "sh", "-c",
+                    'echo garbage > "$ZKBENCH_TRACE_DIR/999999-0.trace"'], capture_output=True, text=True)
+lines = [x for x in r.stderr.splitlines() if x.startswith("zkbench: ")]
+check(r.returncode == 2 and len(lines) == 1 and "999999-0.trace: line 1: expected the header" in lines[0],
+      f"a trace file without its header: exit {r.returncode}, one line naming it ({r.stderr.strip()})")
+out = os.path.join(tmp, "badlines")
+r = subprocess.run([ZK, "watch", "--trace", "--out", out, "--", "sh", "-c",
+                    'printf "Z 1 999999 1 1048576 1 /x\\nA bogus\\nQ what\\nA 5 1000 2097152 ab 0 h\\n" '
+                    '> "$ZKBENCH_TRACE_DIR/999999-0.trace"'], capture_output=True, text=True)
+P = read_csv(os.path.join(out, "trace", "processes.csv")) if r.returncode == 0 else []
+row = [p for p in P if p["pid"] == "999999"]
+check(r.returncode == 0 and len(row) == 1 and row[0]["bad_lines"] == "2" and row[0]["n_alloc"] == "1",
+      f"malformed lines are counted and skipped, the good ones kept ({row})")
+S = sites(out) if r.returncode == 0 else []
+check(any(x["site"] == "unknown" and x["never_freed_bytes"] == str(2 * MIB) for x in S),
+      "an allocation whose stack was never written is kept under the site 'unknown'")
+
 # ---- the CUPTI library loads and refuses politely without a driver ----
 cupti = os.path.join(os.path.dirname(LIB), "libzkbench-cupti.so")
 if os.path.exists(cupti):
