@@ -55,6 +55,7 @@ static int (*real_munmap)(void *, size_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
 
 static int resolving;
+static int glibc_heap; /* the real malloc is glibc's: its chunk header can be read */
 static volatile int ready; /* the writer is open */
 static uint64_t min_bytes = 1u << 20;
 static __thread int in_cuda __attribute__((tls_model("initial-exec")));
@@ -127,8 +128,10 @@ static inline bool unnote_heap(void *p)
     if (!ready || !tio_maybe_live((uintptr_t)p) || tio_busy)
         return false;
     /* a region holding a recorded block holds small ones too: the block's
-     * size tells them apart before any lock */
-    if (real_usable && real_usable(p) < min_bytes)
+     * size tells them apart before any lock. glibc's chunk size sits just
+     * before p, on the line free reads anyway; malloc_usable_size would
+     * also read the next chunk's header (a second miss) */
+    if (glibc_heap ? (((const size_t *)p)[-1] & ~(size_t)7) < min_bytes : real_usable && real_usable(p) < min_bytes)
         return false;
     tio_busy = 1;
     bool was = tio_free((uintptr_t)p, TIO_HEAP);
@@ -508,6 +511,10 @@ __attribute__((constructor)) static void trace_start(void)
     tio_busy = 1;
     void *frames[2];
     backtrace(frames, 2); /* loads the unwinder now, not inside a malloc */
+    Dl_info info;
+    void *m;
+    memcpy(&m, &real_malloc, sizeof m);
+    glibc_heap = m && dladdr(m, &info) && info.dli_fname && strstr(info.dli_fname, "/libc.so");
     int rc = tio_init("", /* small_table= */ true);
     if (rc == 0) {
         min_bytes = tio_min();
