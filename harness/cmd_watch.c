@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@
 #include "harness/run_files.h"
 #include "harness/run_outcome.h"
 #include "harness/sampler.h"
+#include "harness/trace_collect.h"
+#include "harness/trace_env.h"
 #include "harness/watch_mark.h"
 #include "kernels/kernels.h"
 
@@ -52,7 +55,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fputs("usage: zkbench watch [OPTIONS] --pid PID\n"
-          "       zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] -- CMD ARGS...\n"
+          "       zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] [--trace] -- CMD ARGS...\n"
           "       zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)\n"
           "OPTIONS: --out DIR --force --sample-ms MS --smaps --gpu --no-children --cgroup PATH\n"
           "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
@@ -77,7 +80,12 @@ static void usage(FILE *f)
           "                  one that holds a run already is refused, unless --force replaces it\n"
           "  --sample-ms MS  sampler period (default 100)\n"
           "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
-          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n",
+          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n"
+          "  --trace         trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
+          "                  (one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
+          "                  site: never-freed bytes, small allocations counted), marks.csv rows for\n"
+          "                  zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid\n"
+          "  --trace-min SIZE  allocations recorded one by one from this size (default 1M)\n",
           f);
 }
 
@@ -170,6 +178,8 @@ struct watch_opts {
     cgroup_stat_t *cg;     /* --cgroup, or NULL */
     watch_mark_t *mark;    /* --mark, or NULL */
     const char *mark_re;
+    bool trace;            /* --trace */
+    uint64_t trace_min;    /* --trace-min */
 };
 
 /* Starts cmd (inside cap when given) and returns its pid in *ret, or the
@@ -318,8 +328,19 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         memcap_read(cap, &before);
     struct cgroup_stat_events cg_before = {0}, cg_after = {0};
     bool have_cg_before = w->cg && cgroup_stat_events(w->cg, &cg_before) == 0;
+    char terr[PATH_MAX + 256];
+    if (w->trace && trace_env_set(dir, w->trace_min, terr, sizeof terr) < 0) {
+        fclose(csv);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/run.json", dir);
+        unlink(path);
+        watch_outputs_close(procs, nvml);
+        return cli_error(2, "watch: %s", terr);
+    }
     if (cmd) {
         int rc = watch_start(&pid, cmd, cap, w->mark);
+        if (w->trace)
+            trace_env_restore(rc ? dir : NULL);
         if (rc) {
             fclose(csv);
             unlink(path);
@@ -403,6 +424,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     bool have_cg_after = w->cg && cgroup_stat_events(w->cg, &cg_after) == 0;
     watch_outputs_close(procs, nvml);
     double wall = cli_now() - t0;
+    struct trace_collect_summary tsum;
+    int trace_rc = w->trace ? trace_collect(dir, t0, &tsum, terr, sizeof terr) : 0;
     if (cmd)
         exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     bool have_cg = cap && memcap_read(cap, &after) == 0;
@@ -449,6 +472,13 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (cmd)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
     watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
+    if (w->trace && trace_rc == 0)
+        json_object_set_new(root, "trace",
+                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "min_bytes", (json_int_t)w->trace_min,
+                                      "processes", (json_int_t)tsum.n_files, "killed", (json_int_t)tsum.n_killed,
+                                      "buffers", (json_int_t)tsum.n_buffers, "sites", (json_int_t)tsum.n_sites,
+                                      "never_freed_bytes", (json_int_t)tsum.never_freed_bytes, "symbols",
+                                      tsum.symbols));
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     if (write_rc < 0) {
@@ -482,10 +512,24 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     } else {
         printf("  verdict    too few samples for a trend (run longer or lower --sample-ms)\n");
     }
+    if (w->trace && trace_rc == 0) {
+        printf("  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %.2f MiB%s\n",
+               tsum.n_files, tsum.n_killed ? " (some ended without exit)" : "", tsum.n_buffers,
+               (unsigned long long)w->trace_min, tsum.n_sites, (double)tsum.never_freed_bytes / 1048576,
+               tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
+        for (size_t i = 0; i < tsum.n_top; i++)
+            printf("    never freed %10.2f MiB in %llu allocation(s) at %s\n",
+                   (double)tsum.top[i].never_freed_bytes / 1048576, (unsigned long long)tsum.top[i].n_never_freed,
+                   tsum.top[i].site);
+        if (!tsum.n_files)
+            printf("    no process was traced (a statically linked or setuid program ignores LD_PRELOAD)\n");
+    }
     printf("  files      %s/\n", dir);
     fflush(stdout);
     if (write_rc < 0)
         return cli_error(1, "watch: %s%s", derr, save_rc < 0 ? "; run.json not written" : " (run.json says failed)");
+    if (trace_rc < 0) /* a damaged trace file is bad input (2); anything else, 1 */
+        return cli_error(trace_rc == -EINVAL ? 2 : 1, "watch: --trace: %s", terr);
     if (save_rc < 0)
         return cli_error(1, "watch: %s", err);
     if (oom) {
@@ -535,10 +579,13 @@ int cmd_watch(int argc, char **argv)
         {"force", no_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
         {"no-children", no_argument, NULL, 'C'}, {"cgroup", required_argument, NULL, 'c'},
         {"mark", required_argument, NULL, 'k'},
+        {"trace", no_argument, NULL, 'T'}, {"trace-min", required_argument, NULL, 'N'},
         {NULL, 0, NULL, 0},
     };
     bool children = true;
     const char *cgroup_arg = NULL, *mark_re = NULL;
+    bool trace = false, trace_min_set = false;
+    uint64_t trace_min = 1u << 20;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
     bool smaps = false, gpu = false, force = false;
@@ -568,6 +615,12 @@ int cmd_watch(int argc, char **argv)
             if (!analyze_parse_size(&mem_limit, optarg))
                 return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
             break;
+        case 'T': trace = true; break;
+        case 'N':
+            if (!analyze_parse_size(&trace_min, optarg))
+                return cli_error(2, "watch: --trace-min must be a size such as 4096, 64K or 1M, got '%s'", optarg);
+            trace_min_set = true;
+            break;
         case 'h': usage(stdout); return 0;
         case 'C': children = false; break;
         case 'c': cgroup_arg = optarg; break;
@@ -586,12 +639,18 @@ int cmd_watch(int argc, char **argv)
                          pid_arg ? "--pid" : "a --cgroup");
     if (mem_limit && pid_arg)
         return cli_error(2, "watch: --mem-limit caps only a command watch starts (-- CMD ARGS...), not --pid");
+    if (trace && !cmd)
+        return cli_error(2, "watch: --trace preloads the tracer into a command it starts (-- CMD ARGS...), not %s",
+                         pid_arg ? "--pid" : "a --cgroup");
+    if (trace_min_set && !trace)
+        return cli_error(2, "watch: --trace-min needs --trace");
     uint64_t probe;
     if (pid_arg && sampler_probe((pid_t)pid_arg, &probe) < 0)
         return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re};
+                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re,
+                           .trace = trace, .trace_min = trace_min};
     int rc = watch_inputs_open(&w, cgroup_arg);
     if (rc == 0)
         rc = watch_capped(&w);

@@ -12,6 +12,7 @@ packages=(
   libproc2-dev libsystemd-dev  # process memory (static libproc2 needs libsystemd)
   libgmp-dev                 # independent reference for field tests
   libjansson-dev             # run.json, analyze --json
+  libdw-dev libbz2-dev       # watch --trace: symbols of traced stacks (elfutils; static libdw.a needs libbz2.a)
   gnuplot-nox                # zkbench plot
   python3                    # small test helpers
 )
