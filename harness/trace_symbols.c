@@ -349,6 +349,8 @@ static bool wrapper_function(const char *fn)
                                            "__rdl_", "__rg_", "alloc::", "<alloc::", "std::alloc", "__gnu_cxx::",
                                            "std::allocator", "std::__new_allocator", "std::allocator_traits",
                                            "__cudart", "cudart::", "zkbench_trace_",
+                                           /* a static CUDA runtime's internal functions */
+                                           "libcudart_static_",
                                            /* C++ and Rust standard libraries allocate for their caller */
                                            "std::", "core::"};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)

@@ -26,6 +26,15 @@ EXPORT int InitializeInjection(void);
 
 static int (*preload_in_cuda)(void);
 static volatile int ready;
+/* Inside a driver allocation call on this thread: the host memory the
+ * driver maps for it (staging, pinned pages) is the call's, not a separate
+ * allocation, so the preload library leaves it out (cupti_in_call). */
+static __thread int in_call __attribute__((tls_model("initial-exec")));
+
+static int cupti_in_call(void)
+{
+    return in_call;
+}
 
 static int ctx_device(CUcontext ctx)
 {
@@ -46,7 +55,13 @@ static void CUPTIAPI on_driver_call(void *userdata, CUpti_CallbackDomain domain,
 {
     (void)userdata;
     const CUpti_CallbackData *cb = data;
-    if (!ready || domain != CUPTI_CB_DOMAIN_DRIVER_API || tio_busy)
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
+        return;
+    if (cb->callbackSite == CUPTI_API_ENTER)
+        in_call++;
+    else if (in_call > 0)
+        in_call--;
+    if (!ready || tio_busy)
         return;
     /* an interposed cudaMalloc of the preload library records it already */
     if (preload_in_cuda && preload_in_cuda())
@@ -177,6 +192,13 @@ EXPORT int InitializeInjection(void)
         return 0;
     void *sym = dlsym(RTLD_DEFAULT, "zkbench_trace_in_cuda");
     memcpy(&preload_in_cuda, &sym, sizeof preload_in_cuda);
+    /* tell the preload library (when it is there) how to ask whether a
+     * host allocation happens inside a driver allocation call */
+    void (*set_probe)(int (*)(void));
+    sym = dlsym(RTLD_DEFAULT, "zkbench_trace_set_cuda_probe");
+    memcpy(&set_probe, &sym, sizeof set_probe);
+    if (set_probe)
+        set_probe(cupti_in_call);
     CUpti_SubscriberHandle sub;
     if (cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_driver_call, NULL) != CUPTI_SUCCESS)
         return 0;

@@ -16,6 +16,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ EXPORT int cudaFreeHost(void *p);
 EXPORT void zkbench_trace_mark(const char *name);
 EXPORT void zkbench_trace_kind(const char *name);
 EXPORT int zkbench_trace_in_cuda(void);
+EXPORT void zkbench_trace_set_cuda_probe(int (*probe)(void));
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -108,12 +110,20 @@ static void resolve(void)
     resolving = 0;
 }
 
-/* A new allocation p of n bytes whose caller's return address is ra. */
+/* libzkbench-cupti.so's "inside a driver allocation call on this thread",
+ * set by it at its start (zkbench_trace_set_cuda_probe); NULL without it. */
+static int (*_Atomic cuda_probe)(void);
+
+/* A new allocation p of n bytes whose caller's return address is ra. Host
+ * memory that the CUDA runtime or driver maps inside one of its allocation
+ * calls (pinned pages, staging) belongs to the call, which is recorded as
+ * such: it is only counted with the small ones. */
 static inline void note(void *p, size_t n, int cls, void *ra)
 {
     if (!p || !ready || tio_busy)
         return;
-    if (n < min_bytes) {
+    int (*probe)(void) = atomic_load_explicit(&cuda_probe, memory_order_relaxed);
+    if (n < min_bytes || in_cuda || (probe && probe())) {
         tio_small((uintptr_t)ra, n);
         return;
     }
@@ -476,6 +486,11 @@ EXPORT void zkbench_trace_kind(const char *name)
 
 /* Nonzero inside an interposed CUDA call: the CUPTI library leaves those
  * to this one, so nothing is recorded twice. */
+EXPORT void zkbench_trace_set_cuda_probe(int (*probe)(void))
+{
+    atomic_store(&cuda_probe, probe);
+}
+
 EXPORT int zkbench_trace_in_cuda(void)
 {
     return in_cuda;
