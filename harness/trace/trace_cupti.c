@@ -26,9 +26,10 @@ EXPORT int InitializeInjection(void);
 
 static int (*preload_in_cuda)(void);
 static volatile int ready;
-/* Inside a driver allocation call on this thread: the host memory the
- * driver maps for it (staging, pinned pages) is the call's, not a separate
- * allocation, so the preload library leaves it out (cupti_in_call). */
+/* Inside a driver call on this thread: the host memory the driver maps in
+ * it (pinned pages, staging, a context's own state) is the driver's, not
+ * a separate allocation of the program, so the preload library counts it
+ * with the small ones (cupti_in_call). */
 static __thread int in_call __attribute__((tls_model("initial-exec")));
 
 static int cupti_in_call(void)
@@ -166,21 +167,6 @@ static void on_exit_trace(void)
 
 EXPORT int InitializeInjection(void)
 {
-    static const CUpti_CallbackId ids[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
-        CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
-    };
     static int done;
     if (done)
         return 1;
@@ -202,8 +188,11 @@ EXPORT int InitializeInjection(void)
     CUpti_SubscriberHandle sub;
     if (cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_driver_call, NULL) != CUPTI_SUCCESS)
         return 0;
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, ids[i]);
+    /* every driver call, not only the allocations: in_call must also cover
+     * what the driver maps inside a context's creation or a module load,
+     * which a static runtime does lazily within the first cudaMalloc */
+    if (cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS)
+        return 0;
     pthread_atfork(on_prepare, on_parent, on_child);
     atexit(on_exit_trace);
     ready = 1;
