@@ -28,8 +28,10 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/memcap.h"
+#include "harness/metrics_export.h"
 #include "harness/run_outcome.h"
 #include "harness/sampler.h"
+#include "harness/version.h"
 #include "kernels/kernels.h"
 
 static volatile sig_atomic_t watch_stop;
@@ -52,7 +54,8 @@ static void usage(FILE *f)
           "  --out DIR       output folder (default results/runs/watch-<UTC timestamp>)\n"
           "  --sample-ms MS  sampler period (default 100)\n"
           "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
-          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n",
+          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n"
+          METRICS_USAGE,
           f);
 }
 
@@ -141,6 +144,7 @@ struct watch_opts {
     const char *out;
     uint64_t period, mem_limit;
     bool smaps, gpu;
+    metrics_t *metrics; /* fed by the sampler; NULL: none */
 };
 
 /* Starts cmd (inside cap when given) and returns its pid in *ret, or the
@@ -182,6 +186,34 @@ static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap)
     }
     *ret = pid;
     return 0;
+}
+
+/* The watched command line for the metrics' labels: the command's words,
+ * or /proc/PID/cmdline's. */
+static void watch_metrics_command(char *out, size_t cap, char **cmd, pid_t pid)
+{
+    out[0] = 0;
+    size_t n = 0;
+    if (cmd) {
+        for (char **a = cmd; *a && n + 1 < cap; a++)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", a == cmd ? "" : " ", *a);
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t got = read(fd, out, cap - 1);
+    close(fd);
+    if (got <= 0)
+        return;
+    out[got] = 0;
+    while (got > 0 && out[got - 1] == 0)
+        got--;
+    for (ssize_t i = 0; i < got; i++)
+        if (out[i] == 0)
+            out[i] = ' ';
 }
 
 /* GiB, or MiB below one GiB. */
@@ -240,7 +272,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     sigaction(SIGTERM, &sa, NULL);
     double t0 = cli_now();
     struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .gpu = w->gpu,
-                                .smaps_rollup = w->smaps, .t0 = t0};
+                                .smaps_rollup = w->smaps, .t0 = t0,
+                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics};
     sampler_t *s = NULL;
     int status = 0, exit_code = 0;
     bool ended = false;
@@ -369,11 +402,14 @@ int cmd_watch(int argc, char **argv)
         {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
         {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
         {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
+        METRICS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
     bool smaps = false, gpu = false;
+    struct metrics_opts mo;
+    metrics_opts_init(&mo);
     int c;
     optind = 1;
     opterr = 0;
@@ -399,6 +435,14 @@ int cmd_watch(int argc, char **argv)
             if (!analyze_parse_size(&mem_limit, optarg))
                 return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
             break;
+        case METRICS_OPT_LISTEN:
+        case METRICS_OPT_FILE:
+        case METRICS_OPT_LINGER: {
+            char merr[256];
+            if (metrics_opts_set(&mo, c, optarg, merr, sizeof merr) < 0)
+                return cli_error(2, "watch: %s", merr);
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option("watch", argc, argv);
         }
@@ -416,15 +460,45 @@ int cmd_watch(int argc, char **argv)
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
                            .smaps = smaps, .gpu = gpu};
-    if (!mem_limit)
-        return watch_run(&w, NULL);
+    /* the port bound first: one in use is refused before any work */
+    char err[4400];
+    metrics_export_t *mx = NULL;
+    if (metrics_export_new(&mx, &mo, err, sizeof err) < 0)
+        return cli_error(2, "watch: %s", err);
+    if (metrics_export_address(mx)) {
+        printf("metrics at http://%s/metrics\n", metrics_export_address(mx));
+        fflush(stdout);
+    }
     /* made before anything else, so a refusal leaves nothing behind */
-    char err[1024];
     memcap_t *cap = NULL;
-    int rc = memcap_new(&cap, mem_limit, err, sizeof err);
-    if (rc < 0)
+    int rc = mem_limit ? memcap_new(&cap, mem_limit, err, sizeof err) : 0;
+    if (rc < 0) {
+        metrics_export_free(mx);
         return cli_error(2, "watch: --mem-limit: %s", err);
+    }
+    if (mx) {
+        char what[1024];
+        watch_metrics_command(what, sizeof what, cmd, w.pid);
+        struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = ZKBENCH_VERSION, .command = what,
+                                    .gpu = gpu,
+                                    .mem_limit = mem_limit ? mem_limit : metrics_cgroup_limit(cmd ? getpid() : w.pid)};
+        if ((rc = metrics_export_start(mx, &mc, err, sizeof err)) < 0) {
+            metrics_export_free(mx);
+            memcap_free(cap);
+            return cli_error(1, "watch: %s", err);
+        }
+        w.metrics = metrics_export_metrics(mx);
+    }
     rc = watch_run(&w, cap);
     memcap_free(cap);
+    if (mx) {
+        if (metrics_export_address(mx) && mo.linger_s && !watch_stop) {
+            printf("  metrics    serving the final values until scraped (at most %u s)\n", mo.linger_s);
+            fflush(stdout);
+        }
+        if (metrics_export_end(mx, &watch_stop, err, sizeof err) < 0)
+            fprintf(stderr, "zkbench: watch: %s\n", err);
+        metrics_export_free(mx);
+    }
     return rc;
 }

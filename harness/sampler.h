@@ -62,6 +62,10 @@ struct sampler_config {
      * log); its time is not part of tick_us */
     void (*after_tick)(void *tick_ctx);
     void *tick_ctx;
+    /* called in the sampler thread with each row as written (the first,
+     * every tick's, the last); must be quick (e.g. metrics_on_sample) */
+    void (*on_sample)(void *sample_ctx, const sample_t *x);
+    void *sample_ctx;
 };
 
 typedef struct sampler sampler_t;
