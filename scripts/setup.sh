@@ -12,6 +12,7 @@ packages=(
   libproc2-dev libsystemd-dev  # process memory (static libproc2 needs libsystemd)
   libgmp-dev                 # independent reference for field tests
   libjansson-dev             # run.json, analyze --json
+  libmicrohttpd-dev          # --listen: the /metrics server (static; GnuTLS stays shared)
   gnuplot-nox                # zkbench plot
   python3                    # small test helpers
 )
