@@ -63,7 +63,7 @@ t_on, t_off = statistics.median(map(tick, on)), statistics.median(map(tick, off)
 m, v = on[0]["machine"], on[0]["versions"]
 print("## --listen, scraped every second\n")
 print(f"- machine: {m['cpu']}, {m['cores']} cores, {m['ram_bytes'] / 2**30:.1f} GiB RAM")
-print(f"- date: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC")
+print(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
 print(f"- commit: {v['commit']}")
 print(f"- command: scripts/bench-metrics.sh {zk} {repeat}  (batch {' '.join(args)}; alternately with "
       f"--listen 127.0.0.1:0 and a scraper fetching /metrics as OpenMetrics every second, and without --listen)\n")
