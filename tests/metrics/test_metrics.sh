@@ -7,6 +7,7 @@
 #     while the run goes, is always a whole exposition and ends with the final
 #     values; the served exposition passes promtool's metrics check (text
 #     format) and a strict OpenMetrics parser (python3-prometheus-client);
+#     the leak rate finds a planted leak (--inject leak:aux) and not a healthy run;
 #  3. watch: the watched command in zkbench_info, the process's families only;
 #  4. promtool: scripts/prometheus/ config and rules, and the rules' behaviour
 #     on planted series (alerts_test.yml);
@@ -145,6 +146,31 @@ grep -q '^  metrics          serving the final values until scraped (at most 30 
   fail "batch did not say it serves the final values"
 grep -q 'no scrape fetched' "$tmp/run.err" && fail "the final values were not scraped: $(cat "$tmp/run.err")"
 ls -a "$tmp/m" | grep -q '\.tmp$' && fail "a temporary metrics file was left behind"
+
+# ---- 2c. the leak rate against a planted leak ---------------------------------
+# --inject leak:aux leaks every partition's witness: the tracked aux bytes
+# left at the end, per proof, are the planted growth; the heap floor's fitted
+# rate must find it (within 50 %), and a run without the leak must stay below
+# half of it.
+for run in leak healthy; do
+  inj=""
+  [ $run = leak ] && inj="--inject leak:aux"
+  "$zk" batch $small --count 14 $inj --metrics-file "$tmp/$run.prom" --out "$tmp/$run" >/dev/null 2>"$tmp/$run.err" ||
+    fail "$run batch failed: $(cat "$tmp/$run.err")"
+done
+"$py" - "$tmp/leak.prom" "$tmp/healthy.prom" <<'PY' || fail "the leak rate does not find the planted leak"
+import re, sys
+def val(path, name):
+    m = re.search(r"^%s (\S+)$" % re.escape(name), open(path).read(), re.M)
+    assert m, (path, name)
+    return float(m.group(1))
+planted = val(sys.argv[1], 'zkbench_tracked_live_bytes{kind="aux"}') / val(sys.argv[1], "zkbench_proofs_completed_total")
+leak = val(sys.argv[1], 'zkbench_leak_rate_bytes_per_proof{layer="allocated"}')
+healthy = val(sys.argv[2], 'zkbench_leak_rate_bytes_per_proof{layer="allocated"}')
+print("planted %.0f B/proof, fitted %.0f with the leak, %.0f without" % (planted, leak, healthy))
+assert planted > 0 and 0.5 * planted <= leak <= 1.5 * planted, (planted, leak)
+assert abs(healthy) < 0.5 * planted, (planted, healthy)
+PY
 
 # ---- 3. watch ------------------------------------------------------------------
 "$zk" watch --listen :0 --listen-linger 0 --metrics-file "$tmp/w.prom" --out "$tmp/watch" -- sleep 1.5 \
