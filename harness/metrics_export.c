@@ -282,9 +282,10 @@ int metrics_export_end(metrics_export_t *x, volatile sig_atomic_t *stop, char *e
         for (;;) {
             if (metrics_http_final_scrapes(x->http) > 0)
                 break;
+            if (stop && *stop)
+                break; /* asked to stop: no wait, and nothing to warn about */
             clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((stop && *stop) || (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 >=
-                                       (double)x->o.linger_s) {
+            if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 >= (double)x->o.linger_s) {
                 snprintf(err, errlen, "--listen %s: no scrape fetched the final values within --listen-linger %u s",
                          x->addr, x->o.linger_s);
                 rc = -ETIMEDOUT;

@@ -67,10 +67,11 @@ metrics_t *metrics_export_metrics(metrics_export_t *x);
 /*
  * The run's work is over (the sampler stopped): zkbench_running drops to 0;
  * with --listen, serving goes on until a scrape has fetched that state, at
- * most --listen-linger seconds, or until *stop is set (a signal; NULL: never);
- * then --metrics-file gets the final values. 0; -ETIMEDOUT when no scrape
- * fetched the final values; or the first error writing --metrics-file
- * (err says which). NULL x: 0.
+ * most --listen-linger seconds, or until *stop is set (a signal; NULL: never;
+ * no wait at all when it is set already); then --metrics-file gets the final
+ * values. 0; -ETIMEDOUT when the linger ran out with no scrape of the final
+ * values; or the first error writing --metrics-file (err says which).
+ * NULL x: 0.
  */
 int metrics_export_end(metrics_export_t *x, volatile sig_atomic_t *stop, char *err, size_t errlen);
 /* Stops everything; NULL accepted. */

@@ -147,6 +147,19 @@ grep -q '^  metrics          serving the final values until scraped (at most 30 
 grep -q 'no scrape fetched' "$tmp/run.err" && fail "the final values were not scraped: $(cat "$tmp/run.err")"
 ls -a "$tmp/m" | grep -q '\.tmp$' && fail "a temporary metrics file was left behind"
 
+# ---- 2b. SIGINT: exit 130 at once, no linger, no warning -------------------------
+"$zk" batch $small --count 200 --listen :0 --out "$tmp/int" >"$tmp/int.out" 2>"$tmp/int.err" &
+ipid=$!
+bg+=($ipid)
+for _ in $(seq 200); do [ -f "$tmp/int/proofs.csv" ] && [ "$(wc -l <"$tmp/int/proofs.csv")" -ge 2 ] && break; sleep 0.05; done
+kill -INT $ipid
+t0=$(date +%s)
+wait $ipid
+rc=$?
+[ $rc -eq 130 ] || fail "SIGINT with --listen: exit $rc, expected 130"
+[ $(($(date +%s) - t0)) -le 10 ] || fail "SIGINT with --listen: lingered"
+grep -q 'no scrape fetched' "$tmp/int.err" && fail "SIGINT with --listen: warned about a linger it skipped"
+
 # ---- 2c. the leak rate against a planted leak ---------------------------------
 # --inject leak:aux leaks every partition's witness: the tracked aux bytes
 # left at the end, per proof, are the planted growth; the heap floor's fitted
@@ -197,7 +210,7 @@ if [ -n "$skip_why" ]; then
   exit 77
 fi
 
-# ---- 2b. the exposition validated by promtool and a strict parser ------------
+# ---- 2d. the exposition validated by promtool and a strict parser ------------
 [ -s "$tmp/last.txt" ] && [ -s "$tmp/last.om" ] || fail "no exposition scraped during the batch"
 promtool check metrics <"$tmp/last.txt" >"$tmp/lint" 2>&1 || fail "promtool check metrics: $(cat "$tmp/lint")"
 "$sys_py" - "$tmp/last.om" <<'PY' || fail "the OpenMetrics exposition does not parse strictly"
