@@ -30,6 +30,14 @@ static const char *const state_name[SAMPLER_N_FINISH + 1] = {"admitted", "synthe
 enum { LAYER_RSS, LAYER_ALLOCATED, LAYERS };
 static const char *const layer_name[LAYERS] = {"rss", "allocated"};
 
+/* Least-squares sums of the samples of one proof interval: x = (1, i, p)
+ * with i the partitions in flight and p proofs_done since the first sample;
+ * y a layer less its first value. */
+struct fit_block {
+    double n, si, sp, sii, sip, spp;
+    double sy[LAYERS], syi[LAYERS], syp[LAYERS];
+};
+
 struct metrics {
     pthread_mutex_t lock;
     char *version, *commit, *circuit, *command;
@@ -45,11 +53,12 @@ struct metrics {
     uint64_t n_proofs;
     double sum_s;
 
-    /* the rolling fit: valley floors against proofs_done */
+    /* the rolling fit (fit_update): sums per proof interval, the last
+     * METRICS_FIT_WINDOW intervals in a ring */
     bool have_p;
-    uint64_t p_last, closed;
-    uint64_t cur_min[LAYERS];
-    double fx[METRICS_FIT_WINDOW], fy[LAYERS][METRICS_FIT_WINDOW];
+    uint64_t p0, p_last, closed;
+    double y0[LAYERS];
+    struct fit_block cur, ring[METRICS_FIT_WINDOW];
     size_t n_fit, head;
     bool rate_ok;
     double rate[LAYERS];
@@ -102,43 +111,90 @@ void metrics_free(metrics_t *m)
     free(m);
 }
 
-/* Least-squares slope of the floors in the window (centered sums). */
-static void fit_update(metrics_t *m)
+/* Solves the 3x3 system a x = b (Gaussian elimination, partial pivoting);
+ * false when singular. */
+static bool solve3(double a[3][3], double b[3], double x[3])
 {
-    m->rate_ok = m->n_fit >= METRICS_FIT_MIN;
-    if (!m->rate_ok)
-        return;
-    double mx = 0;
-    for (size_t i = 0; i < m->n_fit; i++)
-        mx += m->fx[i];
-    mx /= (double)m->n_fit;
-    for (int l = 0; l < LAYERS; l++) {
-        double my = 0, sxy = 0, sxx = 0;
-        for (size_t i = 0; i < m->n_fit; i++)
-            my += m->fy[l][i];
-        my /= (double)m->n_fit;
-        for (size_t i = 0; i < m->n_fit; i++) {
-            sxy += (m->fx[i] - mx) * (m->fy[l][i] - my);
-            sxx += (m->fx[i] - mx) * (m->fx[i] - mx);
+    for (int c = 0; c < 3; c++) {
+        int piv = c;
+        for (int r = c + 1; r < 3; r++)
+            if ((a[r][c] < 0 ? -a[r][c] : a[r][c]) > (a[piv][c] < 0 ? -a[piv][c] : a[piv][c]))
+                piv = r;
+        if (a[piv][c] == 0)
+            return false;
+        for (int k = 0; k < 3; k++) {
+            double t = a[c][k];
+            a[c][k] = a[piv][k];
+            a[piv][k] = t;
         }
-        m->rate[l] = sxx > 0 ? sxy / sxx : 0;
+        double t = b[c];
+        b[c] = b[piv];
+        b[piv] = t;
+        for (int r = c + 1; r < 3; r++) {
+            double f = a[r][c] / a[c][c];
+            for (int k = c; k < 3; k++)
+                a[r][k] -= f * a[c][k];
+            b[r] -= f * b[c];
+        }
     }
+    for (int r = 2; r >= 0; r--) {
+        double v = b[r];
+        for (int k = r + 1; k < 3; k++)
+            v -= a[r][k] * x[k];
+        x[r] = v / a[r][r];
+    }
+    return true;
 }
 
-/* The floor of the interval that ended with completion p. The first one
- * (from the start to the first completion) is dropped: it holds the idle
- * baseline, below every floor of a filled pipeline. */
-static void fit_close(metrics_t *m, uint64_t p)
+/*
+ * Growth per proof over the window: the least-squares fit of every sample
+ * of the last METRICS_FIT_WINDOW proof intervals, y = b + f i + g p (the
+ * layer against the partitions in flight and proofs_done, DESIGN.md's
+ * leak fit with the states pooled); g is the rate. Fitting the work in
+ * flight out keeps a pipeline that never drains from reading as growth.
+ * Without occupancy (or with it constant) y = b + g p.
+ */
+static void fit_update(metrics_t *m)
 {
-    if (m->closed++ == 0)
+    m->rate_ok = false;
+    if (m->n_fit < METRICS_FIT_MIN)
         return;
-    m->fx[m->head] = (double)p;
-    for (int l = 0; l < LAYERS; l++)
-        m->fy[l][m->head] = (double)m->cur_min[l];
-    m->head = (m->head + 1) % METRICS_FIT_WINDOW;
-    if (m->n_fit < METRICS_FIT_WINDOW)
-        m->n_fit++;
-    fit_update(m);
+    struct fit_block w = {0};
+    for (size_t j = 0; j < m->n_fit; j++) {
+        const struct fit_block *k = &m->ring[j];
+        w.n += k->n, w.si += k->si, w.sp += k->sp, w.sii += k->sii, w.sip += k->sip, w.spp += k->spp;
+        for (int l = 0; l < LAYERS; l++)
+            w.sy[l] += k->sy[l], w.syi[l] += k->syi[l], w.syp[l] += k->syp[l];
+    }
+    double var_i = w.n * w.sii - w.si * w.si, var_p = w.n * w.spp - w.sp * w.sp;
+    if (!(var_p > 0))
+        return;
+    for (int l = 0; l < LAYERS; l++) {
+        double g;
+        double a[3][3] = {{w.n, w.si, w.sp}, {w.si, w.sii, w.sip}, {w.sp, w.sip, w.spp}};
+        double b[3] = {w.sy[l], w.syi[l], w.syp[l]}, x[3];
+        if (var_i > 1e-9 * w.n * w.n && solve3(a, b, x))
+            g = x[2];
+        else
+            g = (w.n * w.syp[l] - w.sp * w.sy[l]) / var_p;
+        m->rate[l] = g;
+    }
+    m->rate_ok = true;
+}
+
+/* The interval that ended with a completion: into the window. The first
+ * one (from the start to the first completion) is left out: it holds the
+ * warm-up (caches, arenas growing) that later intervals do not repeat. */
+static void fit_close(metrics_t *m)
+{
+    if (m->closed++ > 0) {
+        m->ring[m->head] = m->cur;
+        m->head = (m->head + 1) % METRICS_FIT_WINDOW;
+        if (m->n_fit < METRICS_FIT_WINDOW)
+            m->n_fit++;
+        fit_update(m);
+    }
+    memset(&m->cur, 0, sizeof m->cur);
 }
 
 void metrics_on_sample(void *ctx, const sample_t *x)
@@ -147,26 +203,30 @@ void metrics_on_sample(void *ctx, const sample_t *x)
     if (!m)
         return;
     const uint64_t v[LAYERS] = {x->rss, x->je_allocated};
-    uint64_t p = x->occ[SAMPLER_PROOFS_DONE];
+    uint64_t p = x->occ[SAMPLER_PROOFS_DONE], inflight = 0;
+    for (int i = 0; i <= SAMPLER_N_FINISH; i++)
+        inflight += x->occ[i];
     pthread_mutex_lock(&m->lock);
     m->latest = *x;
     m->have_sample = true;
     m->ticks++;
     if (!m->have_p) {
         m->have_p = true;
-        m->p_last = p;
-        memcpy(m->cur_min, v, sizeof v);
-    } else {
-        /* the sample that sees a completion belongs to both intervals: the
-         * memory freed with that proof is the closing interval's valley */
+        m->p0 = m->p_last = p;
         for (int l = 0; l < LAYERS; l++)
-            if (v[l] < m->cur_min[l])
-                m->cur_min[l] = v[l];
-        if (p > m->p_last) {
-            fit_close(m, p);
-            m->p_last = p;
-            memcpy(m->cur_min, v, sizeof v);
-        }
+            m->y0[l] = (double)v[l];
+    }
+    /* the sample that sees a completion closes that interval */
+    struct fit_block *k = &m->cur;
+    double di = (double)inflight, dp = (double)(p - m->p0);
+    k->n += 1, k->si += di, k->sp += dp, k->sii += di * di, k->sip += di * dp, k->spp += dp * dp;
+    for (int l = 0; l < LAYERS; l++) {
+        double y = (double)v[l] - m->y0[l];
+        k->sy[l] += y, k->syi[l] += y * di, k->syp[l] += y * dp;
+    }
+    if (p > m->p_last) {
+        m->p_last = p;
+        fit_close(m);
     }
     pthread_mutex_unlock(&m->lock);
 }
@@ -463,7 +523,7 @@ static void render(const metrics_t *m, enum metrics_format fmt, struct sbuf *b)
         sample_u64(b, "zkbench_proof_duration_seconds_count", NULL, NULL, m->n_proofs);
 
         family(b, fmt, "zkbench_leak_rate_bytes_per_proof", "gauge", "bytes_per_proof",
-               "Growth per proof of the valley floor, least squares over the last 32 proofs.");
+               "Growth per proof, fitted with the partitions in flight over the last 32 proofs.");
         for (int l = 0; m->rate_ok && l < LAYERS; l++) {
             sb_put(b, "zkbench_leak_rate_bytes_per_proof{layer=", 40);
             sb_label_value(b, layer_name[l]);

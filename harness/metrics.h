@@ -45,9 +45,9 @@ int metrics_new(metrics_t **ret, const struct metrics_config *cfg);
 void metrics_free(metrics_t *m);
 
 /* A sampler on_sample hook (ctx = the metrics_t; NULL: nothing). Takes the
- * sample as the latest, and when proofs_done has moved, closes a valley
- * floor (the lowest RSS and je_allocated since the previous completion) and
- * refits growth per proof over the last METRICS_FIT_WINDOW floors. */
+ * sample as the latest and into the rolling fit: every sample of the last
+ * METRICS_FIT_WINDOW proof intervals, RSS and je_allocated against the
+ * partitions in flight and proofs_done, refitted at each completion. */
 void metrics_on_sample(void *ctx, const sample_t *x);
 /* One completed proof's wall time (proofs.csv's wall_ms, in seconds). */
 void metrics_observe_proof(metrics_t *m, double seconds);
@@ -64,9 +64,9 @@ int metrics_render(metrics_t *m, enum metrics_format fmt, char **text, size_t *l
 /* The Content-Type of a format. */
 const char *metrics_content_type(enum metrics_format fmt);
 
-/* The rolling fit now: growth per proof of the RSS floor (layer 0) or the
- * je_allocated floor (layer 1); false while fewer than METRICS_FIT_MIN
- * floors are known. */
+/* The rolling fit now: growth per proof of RSS (layer 0) or je_allocated
+ * (layer 1); false while fewer than METRICS_FIT_MIN intervals (after the
+ * first, left out) are known. */
 bool metrics_leak_rate(metrics_t *m, int layer, double *bytes_per_proof);
 
 #endif

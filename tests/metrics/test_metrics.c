@@ -136,8 +136,8 @@ static void test_known_state(void)
         L("zkbench_proof_duration_seconds_bucket{le=\"%s\"} %d\n", le[i], i < 3 ? 1 : 2);
     L("zkbench_proof_duration_seconds_bucket{le=\"+Inf\"} 3\n");
     L("zkbench_proof_duration_seconds_sum 20001.05\nzkbench_proof_duration_seconds_count 3\n");
-    L("# HELP zkbench_leak_rate_bytes_per_proof Growth per proof of the valley floor, least squares over the last "
-      "32 proofs.\n# TYPE zkbench_leak_rate_bytes_per_proof gauge\n"
+    L("# HELP zkbench_leak_rate_bytes_per_proof Growth per proof, fitted with the partitions in flight over the "
+      "last 32 proofs.\n# TYPE zkbench_leak_rate_bytes_per_proof gauge\n"
       "# UNIT zkbench_leak_rate_bytes_per_proof bytes_per_proof\n");
     L("# HELP zkbench_sampler_tick_seconds Cost of the sampler's latest tick.\n"
       "# TYPE zkbench_sampler_tick_seconds gauge\n# UNIT zkbench_sampler_tick_seconds seconds\n"
@@ -247,81 +247,102 @@ static void test_histogram(void)
     metrics_free(m);
 }
 
-/* Naive least-squares slope of (x, y). */
-static double naive_slope(const double *x, const double *y, int n)
+/* A sample for the fit test: i partitions in flight, proofs_done p. */
+struct fit_sample {
+    double i, p, y[2];
+};
+
+/* Naive reference: g of y = b + f i + g p over xs[0..n), from centered sums
+ * and Cramer's rule (the implementation keeps raw sums per interval and
+ * eliminates); with i constant, the slope against p alone. */
+static double naive_rate(const struct fit_sample *xs, size_t n, int layer)
 {
-    double sx = 0, sy = 0, sxy = 0, sxx = 0;
-    for (int i = 0; i < n; i++) {
-        sx += x[i];
-        sy += y[i];
-        sxy += x[i] * y[i];
-        sxx += x[i] * x[i];
+    double mi = 0, mp = 0, my = 0;
+    for (size_t k = 0; k < n; k++)
+        mi += xs[k].i, mp += xs[k].p, my += xs[k].y[layer];
+    mi /= (double)n, mp /= (double)n, my /= (double)n;
+    double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0;
+    for (size_t k = 0; k < n; k++) {
+        double a = xs[k].i - mi, b = xs[k].p - mp, c = xs[k].y[layer] - my;
+        s11 += a * a, s12 += a * b, s22 += b * b, s1y += a * c, s2y += b * c;
     }
-    return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    if (s11 == 0)
+        return s2y / s22;
+    return (s11 * s2y - s12 * s1y) / (s11 * s22 - s12 * s12);
 }
 
 /*
- * The rolling fit: between completions RSS rises (work) above a floor; the
- * floor of proof k is planted; the metric must be the slope of the floors of
- * the last 32 proofs (the first interval, from the start, left out).
+ * The rolling fit against planted samples: RSS is a base, plus 3 MiB per
+ * partition in flight (drawn at random, as a pipeline's occupancy moves),
+ * plus the planted growth per proof (1000 B for 40 proofs, then none), plus
+ * jitter. After every completion the metric must equal the naive fit of the
+ * samples of the last 32 intervals (the first interval left out), and find
+ * the planted growth: 1000 while the window is in the leaking phase, 0 once
+ * it has passed it.
  */
 static void test_leak_fit(void)
 {
     struct metrics_config cfg = {.heap = true};
     metrics_t *m = NULL;
     CHECK(metrics_new(&m, &cfg) == 0);
-    const int proofs = 80;
-    double floor_rss[81], floor_alloc[81];
+    enum { PROOFS = 90, MAX_TICKS = 40 };
+    static struct fit_sample all[PROOFS][MAX_TICKS + 1];
+    size_t ticks_of[PROOFS];
+    static struct fit_sample win[METRICS_FIT_WINDOW * (MAX_TICKS + 1)];
     sample_t x = {0};
-    double rate = 0;
-    for (int k = 0; k <= proofs; k++) {
-        /* proof k+1 runs over the samples below; its valley floor is at a
-         * random place before the completion sample, and every other sample
-         * is higher than any floor (the completion sample also opens the
-         * next interval) */
-        double slope = k < 40 ? 1000.0 : 0.0; /* growth stops after 40 proofs */
-        floor_rss[k] = 5e9 + slope * (k < 40 ? k : 40) + (double)test_rand_below(300);
-        floor_alloc[k] = 2e9 + 3 * (floor_rss[k] - 5e9);
-        int ticks = 5 + (int)test_rand_below(20), at = (int)test_rand_below((uint64_t)ticks);
-        for (int t = 0; t <= ticks; t++) {
-            uint64_t up = t == at ? 0 : (1u << 16) + test_rand_below(1u << 20);
-            x.rss = (uint64_t)floor_rss[k] + up;
-            x.je_allocated = (uint64_t)floor_alloc[k] + up;
-            x.occ[SAMPLER_PROOFS_DONE] = (uint64_t)k + (t == ticks); /* the last sample sees completion */
+    double rate = 0, rate_a = 0, leaked = 0;
+    for (int k = 0; k < PROOFS; k++) {
+        size_t ticks = 5 + test_rand_below(MAX_TICKS - 5);
+        ticks_of[k] = ticks + 1;
+        for (size_t t = 0; t <= ticks; t++) {
+            uint64_t p = (uint64_t)k + (t == ticks); /* the last sample sees the completion */
+            if (t == ticks && k < 40)
+                leaked += 1000;
+            memset(x.occ, 0, sizeof x.occ);
+            for (int st = 0; st <= SAMPLER_N_FINISH; st++)
+                x.occ[st] = test_rand_below(2);
+            uint64_t inflight = 0;
+            for (int st = 0; st <= SAMPLER_N_FINISH; st++)
+                inflight += x.occ[st];
+            x.occ[SAMPLER_PROOFS_DONE] = p;
+            x.rss = 5000000000ull + inflight * (3u << 20) + (uint64_t)leaked + test_rand_below(100);
+            x.je_allocated = x.rss / 2;
             metrics_on_sample(m, &x);
+            all[k][t] = (struct fit_sample){(double)inflight, (double)p, {(double)x.rss, (double)x.je_allocated}};
         }
-        int done = k + 1, floors = done - 1; /* interval k ends at completion k+1; the first is dropped */
-        if (floors < METRICS_FIT_MIN) {
+        int done = k + 1, intervals = done - 1; /* interval 0 (to the first completion) is left out */
+        if (intervals < METRICS_FIT_MIN) {
             CHECK(!metrics_leak_rate(m, 0, &rate));
             continue;
         }
-        int n = floors < METRICS_FIT_WINDOW ? floors : METRICS_FIT_WINDOW;
-        double xs[METRICS_FIT_WINDOW], ys[METRICS_FIT_WINDOW], ya[METRICS_FIT_WINDOW];
-        for (int i = 0; i < n; i++) {
-            int kk = k - n + 1 + i;
-            xs[i] = kk + 1;
-            ys[i] = floor_rss[kk];
-            ya[i] = floor_alloc[kk];
-        }
-        double want = naive_slope(xs, ys, n), want_a = naive_slope(xs, ya, n), got_a = 0;
-        CHECK(metrics_leak_rate(m, 0, &rate) && metrics_leak_rate(m, 1, &got_a));
-        if (!CHECK(absd(rate - want) < 1e-6 * absd(want) + 1e-3 && absd(got_a - want_a) < 1e-6 * absd(want_a) + 1e-3))
-            fprintf(stderr, "after %d proofs: rate %.3f / %.3f, naive %.3f / %.3f\n", done, rate, got_a, want, want_a);
+        size_t n = 0;
+        for (int kk = k - (intervals < METRICS_FIT_WINDOW ? intervals : METRICS_FIT_WINDOW) + 1; kk <= k; kk++)
+            for (size_t t = 0; t < ticks_of[kk]; t++)
+                win[n++] = all[kk][t];
+        double want = naive_rate(win, n, 0), want_a = naive_rate(win, n, 1);
+        CHECK(metrics_leak_rate(m, 0, &rate) && metrics_leak_rate(m, 1, &rate_a));
+        if (!CHECK(absd(rate - want) < 1e-6 * absd(want) + 0.05 && absd(rate_a - want_a) < 1e-6 * absd(want_a) + 0.05))
+            fprintf(stderr, "after %d proofs: rate %.4f / %.4f, naive %.4f / %.4f\n", done, rate, rate_a, want, want_a);
+        /* the planted growth, once the window is all leaking or all flat */
+        if (done >= 6 && done <= 40 && !CHECK(absd(rate - 1000) < 50))
+            fprintf(stderr, "after %d proofs (leaking): %.1f B/proof, planted 1000\n", done, rate);
+        if (done >= 41 + METRICS_FIT_WINDOW && !CHECK(absd(rate) < 50))
+            fprintf(stderr, "after %d proofs (flat): %.1f B/proof, planted 0\n", done, rate);
     }
-    /* with the planted jitter (< 300 B), the slope is the planted one */
-    CHECK(metrics_leak_rate(m, 0, &rate) && absd(rate) < 30);
     char *t = render(m, METRICS_OPENMETRICS, NULL);
     CHECK(strstr(t, "zkbench_leak_rate_bytes_per_proof{layer=\"rss\"} ") != NULL);
     CHECK(strstr(t, "zkbench_leak_rate_bytes_per_proof{layer=\"allocated\"} ") != NULL);
     free(t);
     metrics_free(m);
 
-    /* the leaking phase alone: about 1000 B per proof */
+    /* no occupancy (watch, or constant): the slope against proofs alone */
     CHECK(metrics_new(&m, &cfg) == 0);
+    memset(x.occ, 0, sizeof x.occ);
     for (int k = 0; k <= 20; k++) {
         x.rss = (uint64_t)(5e9 + 1000.0 * k);
         x.je_allocated = x.rss;
         x.occ[SAMPLER_PROOFS_DONE] = (uint64_t)k;
+        metrics_on_sample(m, &x);
         metrics_on_sample(m, &x);
     }
     CHECK(metrics_leak_rate(m, 0, &rate) && absd(rate - 1000) < 1e-6);
