@@ -379,17 +379,20 @@ static void batch_proof_metrics(void *ctx, double wall_ms)
     metrics_observe_proof(ctx, wall_ms / 1e3);
 }
 
-/* The work is over: the final values served until scraped, and written. */
-static void batch_metrics_end(const struct batch_opts *o)
+/* The work is over: the final values served until scraped (when proofs
+ * ran), and written. */
+static void batch_metrics_end(const struct batch_opts *o, bool ran)
 {
     if (!metrics_export_metrics(o->mx))
         return;
-    if (metrics_export_address(o->mx) && o->metrics.linger_s && !stop_requested) {
+    static volatile sig_atomic_t no_wait = 1;
+    volatile sig_atomic_t *stop = ran ? &stop_requested : &no_wait;
+    if (metrics_export_address(o->mx) && o->metrics.linger_s && !*stop) {
         printf("  metrics          serving the final values until scraped (at most %u s)\n", o->metrics.linger_s);
         fflush(stdout);
     }
     char err[4400];
-    if (metrics_export_end(o->mx, &stop_requested, err, sizeof err) < 0)
+    if (metrics_export_end(o->mx, stop, err, sizeof err) < 0)
         fprintf(stderr, "zkbench: batch: %s\n", err);
 }
 
@@ -587,6 +590,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     pipeline_t *pl = NULL;
     sampler_t *sampler = NULL;
     json_t *root = NULL;
+    bool ran = false;
     char params_path[4096] = "";
     static struct param_cache_info pinfo; /* ~8.5 KiB: off the stack */
     bool have_pinfo = false;
@@ -718,6 +722,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     sigaction(SIGTERM, &sa, NULL);
     struct pipeline_result res;
     rc = pipeline_run(pl, &res);
+    ran = true; /* a refusal or failure before this point does not linger */
     if (con.tty)
         printf("\n");
 
@@ -778,7 +783,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         status = res.interrupted ? 130 : 0;
 done:
     sampler_stop(sampler);
-    batch_metrics_end(&o);
+    batch_metrics_end(&o, ran);
     pipeline_free(pl);
     groth16_pvk_free(pvk);
     backend_free(be);
