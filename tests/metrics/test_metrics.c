@@ -3,7 +3,7 @@
  * from the OpenMetrics and text-format specifications: every line of a known
  * state, label escaping, cumulative histogram buckets checked against a naive
  * count, the rolling leak-rate fit against a naive regression of planted
- * floors, and the refusals of --listen / --listen-linger values, the port in
+ * samples, and the refusals of --listen / --listen-linger values, the port in
  * use included.
  */
 #define _GNU_SOURCE
