@@ -31,6 +31,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/memcap.h"
+#include "harness/metrics_export.h"
 #include "harness/param_cache.h"
 #include "prover/params_map.h"
 #include "harness/pipeline.h"
@@ -62,6 +63,8 @@ struct batch_opts {
     uint64_t mem_limit; /* bytes; 0: no cap */
     enum params_load params_load;
     char inject_text[512];
+    struct metrics_opts metrics; /* --listen, --metrics-file, --listen-linger */
+    metrics_export_t *mx;        /* bound before any work; NULL: none */
 };
 
 static void usage(FILE *f)
@@ -97,6 +100,7 @@ static void usage(FILE *f)
           "  --mem-limit SIZE        run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
           "                          2GiB; swap off): an OOM kill ends it with outcome oom-killed\n"
           "                          in run.json and exit 3 (needs root or a delegated cgroup)\n"
+          METRICS_USAGE
           "exit: 0 done, 1 a proof failed, the prover failed or a run file could not be written\n"
           "(a full disk: the run stops, run.json says failed), 2 bad arguments (or --out holds a\n"
           "run), 3 OOM-killed under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point:\n"
@@ -195,6 +199,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         {"no-verify", no_argument, NULL, 'V'},        {"seed", required_argument, NULL, 's'},
         {"inject", required_argument, NULL, 'i'},     {"mem-limit", required_argument, NULL, 'M'},
         {"params-load", required_argument, NULL, 'L'}, {"force", no_argument, NULL, 'F'},
+        METRICS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
     };
     struct pipeline_config *pc = &o->pc;
@@ -215,6 +220,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
     o->backend = "auto";
     o->sample_ms = 10;
     o->params_load = PARAMS_LOAD_MMAP;
+    metrics_opts_init(&o->metrics);
     bool queue_set = false;
     uint64_t v;
     int c;
@@ -294,12 +300,22 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
             if (!analyze_parse_size(&o->mem_limit, optarg))
                 return cli_error(2, "batch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
             break;
+        case METRICS_OPT_LISTEN:
+        case METRICS_OPT_FILE:
+        case METRICS_OPT_LINGER: {
+            char merr[256];
+            if (metrics_opts_set(&o->metrics, c, optarg, merr, sizeof merr) < 0)
+                return cli_error(2, "batch: %s", merr);
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default: return cli_bad_option("batch", argc, argv);
         }
     }
     if (optind < argc)
         return cli_error(2, "batch: unexpected argument '%s' (see zkbench batch --help)", argv[optind]);
+    if ((o->metrics.listen || o->metrics.file) && o->sample_ms == 0)
+        return cli_error(2, "batch: --listen and --metrics-file export the sampler: --sample-ms must be above 0");
     if (!queue_set)
         pc->gpu_queue = pc->gpu_workers;
     if (pc->concurrency > pc->count)
@@ -368,6 +384,29 @@ static void console_progress(void *ctx, unsigned done, unsigned count)
 static void drain_buffers(void *ctx)
 {
     run_files_drain(ctx);
+}
+
+/* run_files' proof hook: the proof-duration histogram. */
+static void batch_proof_metrics(void *ctx, double wall_ms)
+{
+    metrics_observe_proof(ctx, wall_ms / 1e3);
+}
+
+/* The work is over: the final values served until scraped (when proofs
+ * ran), and written. */
+static void batch_metrics_end(const struct batch_opts *o, bool ran)
+{
+    if (!metrics_export_metrics(o->mx))
+        return;
+    static volatile sig_atomic_t no_wait = 1;
+    volatile sig_atomic_t *stop = ran ? &stop_requested : &no_wait;
+    if (metrics_export_address(o->mx) && o->metrics.linger_s && !*stop) {
+        printf("  metrics          serving the final values until scraped (at most %u s)\n", o->metrics.linger_s);
+        fflush(stdout);
+    }
+    char err[4400];
+    if (metrics_export_end(o->mx, stop, err, sizeof err) < 0)
+        fprintf(stderr, "zkbench: batch: %s\n", err);
 }
 
 /* ---- run.json --------------------------------------------------------------- */
@@ -654,6 +693,19 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     if (run_files_write_json(rf, root, err, sizeof err) < 0)
         goto finish;
 
+    if (o.mx) {
+        /* served from here on, the parameter load included; the circuit as
+         * asked for (the loader resolves it) */
+        struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = si.commit, .circuit = o.circuit,
+                                    .pw = o.pc.pw, .proofs_requested = o.pc.count, .heap = true,
+                                    .mem_limit = o.mem_limit ? o.mem_limit : metrics_cgroup_limit(getpid())};
+        if ((rc = metrics_export_start(o.mx, &mc, err, sizeof err)) < 0) {
+            cli_error(1, "batch: %s", err);
+            goto done;
+        }
+        run_files_set_proof_hook(rf, batch_proof_metrics, metrics_export_metrics(o.mx));
+    }
+
     /* the circuit and the parameters, while answering SIGINT */
     double tp = cli_now();
     pthread_t loader;
@@ -741,7 +793,10 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     }
     struct sampler_config sc = {.period_ms = o.sample_ms, .pid = 0, .gpu = strcmp(backend, "gpu") == 0,
                                 .t0 = t0, .occupancy = pipeline_occupancy, .ctx = pl,
-                                .after_tick = drain_buffers, .tick_ctx = rf};
+                                .after_tick = drain_buffers, .tick_ctx = rf,
+                                .on_sample = o.mx ? metrics_on_sample : NULL,
+                                .sample_ctx = metrics_export_metrics(o.mx)};
+    metrics_set_gpu(metrics_export_metrics(o.mx), sc.gpu); /* the backend is settled now */
     if (o.sample_ms) {
         if ((rc = sampler_start(&sampler, &sc, run_files_samples(rf))) < 0) {
             cli_error(1, "batch: cannot start the sampler: %s", strerror(-rc));
@@ -866,6 +921,7 @@ done:
         if (serr < 0)
             run_files_fail(rf, "samples.csv", serr);
     }
+    batch_metrics_end(&o, ran);
     pipeline_free(pl);
     groth16_pvk_free(pvk);
     backend_free(be);
@@ -1072,18 +1128,32 @@ int cmd_batch(int argc, char **argv)
     /* everything checkable is checked before any work or file */
     if ((rc = batch_check(&o)) >= 0)
         return rc;
+    /* the port bound now: one in use is refused before any work or file */
+    if (metrics_export_new(&o.mx, &o.metrics, err, sizeof err) < 0)
+        return cli_error(2, "batch: %s", err);
     memcap_t *cap = NULL;
-    if (o.mem_limit && (rc = memcap_new(&cap, o.mem_limit, err, sizeof err)) < 0)
+    if (o.mem_limit && (rc = memcap_new(&cap, o.mem_limit, err, sizeof err)) < 0) {
+        metrics_export_free(o.mx);
         return cli_error(2, "batch: --mem-limit: %s", err);
+    }
     /* made here, so a capped batch's parent and child agree */
     char out_dir[4096];
     if ((rc = run_dir_create(out_dir, sizeof out_dir, o.out, "", o.force, err, sizeof err)) < 0) {
         memcap_free(cap);
+        metrics_export_free(o.mx);
         return cli_error(2, "batch: %s", err);
     }
-    if (!cap)
-        return batch_run(&o, out_dir, NULL);
+    if (metrics_export_address(o.mx)) {
+        printf("metrics at http://%s/metrics\n", metrics_export_address(o.mx));
+        fflush(stdout);
+    }
+    if (!cap) {
+        rc = batch_run(&o, out_dir, NULL);
+        metrics_export_free(o.mx);
+        return rc;
+    }
     rc = batch_capped(&o, out_dir, cap);
     memcap_free(cap);
+    metrics_export_free(o.mx);
     return rc;
 }

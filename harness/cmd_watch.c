@@ -34,6 +34,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/memcap.h"
+#include "harness/metrics_export.h"
 #include "harness/nvml_gpu.h"
 #include "harness/proc_tree.h"
 #include "harness/run_files.h"
@@ -42,6 +43,7 @@
 #include "harness/trace_collect.h"
 #include "harness/trace_env.h"
 #include "harness/watch_mark.h"
+#include "harness/version.h"
 #include "kernels/kernels.h"
 
 static volatile sig_atomic_t watch_stop;
@@ -85,7 +87,8 @@ static void usage(FILE *f)
           "                  (one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
           "                  site: never-freed bytes, small allocations counted), marks.csv rows for\n"
           "                  zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid\n"
-          "  --trace-min SIZE  allocations recorded one by one from this size (default 1M)\n",
+          "  --trace-min SIZE  allocations recorded one by one from this size (default 1M)\n"
+          METRICS_USAGE,
           f);
 }
 
@@ -180,6 +183,7 @@ struct watch_opts {
     const char *mark_re;
     bool trace;            /* --trace */
     uint64_t trace_min;    /* --trace-min */
+    metrics_t *metrics;    /* fed by the sampler; NULL: none */
 };
 
 /* Starts cmd (inside cap when given) and returns its pid in *ret, or the
@@ -223,6 +227,34 @@ static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap, const watch_
     }
     *ret = pid;
     return 0;
+}
+
+/* The watched command line for the metrics' labels: the command's words,
+ * or /proc/PID/cmdline's. */
+static void watch_metrics_command(char *out, size_t cap, char **cmd, pid_t pid)
+{
+    out[0] = 0;
+    size_t n = 0;
+    if (cmd) {
+        for (char **a = cmd; *a && n + 1 < cap; a++)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", a == cmd ? "" : " ", *a);
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t got = read(fd, out, cap - 1);
+    close(fd);
+    if (got <= 0)
+        return;
+    out[got] = 0;
+    while (got > 0 && out[got - 1] == 0)
+        got--;
+    for (ssize_t i = 0; i < got; i++)
+        if (out[i] == 0)
+            out[i] = ' ';
 }
 
 /* GiB, or MiB below one GiB. */
@@ -360,7 +392,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         cli_error(0, "watch: --mark: cannot start the output reader; lines are not counted");
     struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .smaps_rollup = w->smaps, .t0 = t0,
                                 .tree = true, .children = w->children, .procs_csv = procs, .cgroup = w->cg,
-                                .nvml = nvml, .proofs_done = w->mark ? watch_mark_counter(w->mark) : NULL};
+                                .nvml = nvml, .proofs_done = w->mark ? watch_mark_counter(w->mark) : NULL,
+                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics};
     sampler_t *s = NULL;
     int status = 0, exit_code = 0;
     bool ended = false;
@@ -580,6 +613,7 @@ int cmd_watch(int argc, char **argv)
         {"no-children", no_argument, NULL, 'C'}, {"cgroup", required_argument, NULL, 'c'},
         {"mark", required_argument, NULL, 'k'},
         {"trace", no_argument, NULL, 'T'}, {"trace-min", required_argument, NULL, 'N'},
+        METRICS_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     bool children = true;
@@ -589,6 +623,8 @@ int cmd_watch(int argc, char **argv)
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
     bool smaps = false, gpu = false, force = false;
+    struct metrics_opts mo;
+    metrics_opts_init(&mo);
     int c;
     optind = 1;
     opterr = 0;
@@ -621,6 +657,14 @@ int cmd_watch(int argc, char **argv)
                 return cli_error(2, "watch: --trace-min must be a size such as 4096, 64K or 1M, got '%s'", optarg);
             trace_min_set = true;
             break;
+        case METRICS_OPT_LISTEN:
+        case METRICS_OPT_FILE:
+        case METRICS_OPT_LINGER: {
+            char merr[256];
+            if (metrics_opts_set(&mo, c, optarg, merr, sizeof merr) < 0)
+                return cli_error(2, "watch: %s", merr);
+            break;
+        }
         case 'h': usage(stdout); return 0;
         case 'C': children = false; break;
         case 'c': cgroup_arg = optarg; break;
@@ -652,8 +696,37 @@ int cmd_watch(int argc, char **argv)
                            .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re,
                            .trace = trace, .trace_min = trace_min};
     int rc = watch_inputs_open(&w, cgroup_arg);
+    /* the port bound before any work: one in use is refused (exit 2) */
+    char err[4400];
+    metrics_export_t *mx = NULL;
+    if (rc == 0 && metrics_export_new(&mx, &mo, err, sizeof err) < 0)
+        rc = cli_error(2, "watch: %s", err);
+    if (rc == 0 && mx) {
+        if (metrics_export_address(mx)) {
+            printf("metrics at http://%s/metrics\n", metrics_export_address(mx));
+            fflush(stdout);
+        }
+        char what[1024];
+        watch_metrics_command(what, sizeof what, cmd, w.pid);
+        struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = ZKBENCH_VERSION, .command = what,
+                                    .gpu = gpu,
+                                    .mem_limit = mem_limit ? mem_limit : metrics_cgroup_limit(cmd ? getpid() : w.pid)};
+        if (metrics_export_start(mx, &mc, err, sizeof err) < 0)
+            rc = cli_error(1, "watch: %s", err);
+        else
+            w.metrics = metrics_export_metrics(mx);
+    }
     if (rc == 0)
         rc = watch_capped(&w);
+    if (mx) {
+        if (w.metrics && metrics_export_address(mx) && mo.linger_s && !watch_stop) {
+            printf("  metrics    serving the final values until scraped (at most %u s)\n", mo.linger_s);
+            fflush(stdout);
+        }
+        if (w.metrics && metrics_export_end(mx, &watch_stop, err, sizeof err) < 0)
+            fprintf(stderr, "zkbench: watch: %s\n", err);
+        metrics_export_free(mx);
+    }
     cgroup_stat_free(w.cg);
     watch_mark_free(w.mark);
     return rc;

@@ -54,6 +54,9 @@ struct run_files {
 
     struct live_buf *table; /* drain thread only */
     size_t cap_table, n_live;
+
+    void (*proof_hook)(void *ctx, double wall_ms);
+    void *proof_ctx;
 };
 
 /* The files a run writes (and sweep's tables): what makes a folder hold a run. */
@@ -507,6 +510,14 @@ void run_files_proof(run_files_t *rf, int proof, double t_submit_ms, double t_st
     pthread_mutex_lock(&rf->rows_lock);
     csv_put(rf, &rf->proofs, row, (size_t)n);
     pthread_mutex_unlock(&rf->rows_lock);
+    if (rf->proof_hook)
+        rf->proof_hook(rf->proof_ctx, t_done_ms - t_submit_ms);
+}
+
+void run_files_set_proof_hook(run_files_t *rf, void (*fn)(void *ctx, double wall_ms), void *ctx)
+{
+    rf->proof_hook = fn;
+    rf->proof_ctx = ctx;
 }
 
 int run_files_write_json(run_files_t *rf, json_t *root, char *err, size_t errlen)

@@ -73,6 +73,10 @@ void run_files_stage(run_files_t *rf, int proof, int partition, const char *stag
 void run_files_proof(run_files_t *rf, int proof, double t_submit_ms, double t_start_ms, double t_done_ms,
                      int verified);
 
+/* Called with each proof row as written (wall_ms: t_done_ms - t_submit_ms),
+ * on the writing thread; NULL: none. Set it before work starts. */
+void run_files_set_proof_hook(run_files_t *rf, void (*fn)(void *ctx, double wall_ms), void *ctx);
+
 /* run_json_save into the run's folder; a failure is also recorded as the
  * run's write error. */
 int run_files_write_json(run_files_t *rf, json_t *root, char *err, size_t errlen);

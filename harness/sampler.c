@@ -404,6 +404,8 @@ static void record(sampler_t *s, const sample_t *x)
     if (s->n_ticks < s->cap_ticks)
         s->tick_us[s->n_ticks++] = x->tick_us;
     pthread_mutex_unlock(&s->lock);
+    if (s->cfg.on_sample)
+        s->cfg.on_sample(s->cfg.sample_ctx, x);
 }
 
 static void *sampler_main(void *arg)

@@ -79,6 +79,10 @@ struct sampler_config {
     cgroup_stat_t *cgroup;  /* with tree: cg_* columns, and its processes join the tree; or NULL */
     nvml_gpu_t *nvml;       /* with tree: gpu_used and gpu<i>_* from NVML; NULL: empty */
     const _Atomic uint64_t *proofs_done; /* with tree: the proofs_done column (--mark), or NULL */
+    /* called in the sampler thread with each row as written (the first,
+     * every tick's, the last); must be quick (e.g. metrics_on_sample) */
+    void (*on_sample)(void *sample_ctx, const sample_t *x);
+    void *sample_ctx;
 };
 
 typedef struct sampler sampler_t;

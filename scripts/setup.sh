@@ -13,6 +13,7 @@ packages=(
   libgmp-dev                 # independent reference for field tests
   libjansson-dev             # run.json, analyze --json
   libdw-dev libbz2-dev       # watch --trace: symbols of traced stacks (elfutils; static libdw.a needs libbz2.a)
+  libmicrohttpd-dev          # --listen: the /metrics server (static; GnuTLS stays shared)
   gnuplot-nox                # zkbench plot
   python3                    # small test helpers
 )
