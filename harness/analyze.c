@@ -866,8 +866,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         json_object_set_new(o, "fitted", json_true());
         json_object_set_new(o, "fit", jf);
         json_object_set_new(jf, "intercept", coef_json(F->beta[0], F->se[0]));
-        static const char *const fname[] = {"f_synth", "f_queue", "f_gpu", "f_finish", "f_blocked", "g"};
-        _Static_assert(sizeof fname / sizeof *fname == ANALYZE_NX, "one name per regressor");
+        static const char *const fname[ANALYZE_NX] = {"f_synth", "f_queue", "f_gpu", "f_finish", "f_blocked", "g"};
         for (int x = 0; x < ANALYZE_NX; x++) {
             if (F->kept[1 + x])
                 json_object_set_new(jf, fname[x], coef_json(F->beta[1 + x], F->se[1 + x]));
