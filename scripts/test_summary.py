@@ -1,12 +1,26 @@
 #!/usr/bin/env python3
 """Counts meson test results over one or more testlog.json files and prints
-the line CI reads: "N passed, N failed, N skipped". Exit 1 when any failed
-or no test ran at all."""
+the line CI reads: "N passed, N failed, N skipped". --failed LABEL (any
+number of times) adds a failed check that is not a meson test (e.g.
+sanitizer reports found beside the tests). Exit 1 when any failed or no
+test ran at all."""
 import json
 import sys
 
 passed = failed = skipped = 0
-for path in sys.argv[1:]:
+args = sys.argv[1:]
+paths = []
+while args:
+    a = args.pop(0)
+    if a == "--failed":
+        if not args:
+            print("test_summary: --failed needs a label", file=sys.stderr)
+            sys.exit(2)
+        print(f"test_summary: failed: {args.pop(0)}", file=sys.stderr)
+        failed += 1
+    else:
+        paths.append(a)
+for path in paths:
     try:
         with open(path) as f:
             for line in f:

@@ -1,30 +1,46 @@
 #!/usr/bin/env bash
 # circom / snarkjs interop (issue 7), checked against snarkjs itself:
-#   test_iden3.sh ZKBENCH SRCDIR NPMDIR
-# Installs pinned snarkjs and circom2 into NPMDIR (once; the build tree),
-# compiles the circuits of SRCDIR/circuits with --prime bls12381, makes keys
-# from the committed powers of tau (SRCDIR/data: preparing phase 2 takes a
-# minute even at 2^9), then: zkbench proofs verify with snarkjs, snarkjs
-# proofs verify with zkbench, tampered proofs and public inputs are refused
-# by both, and every bad-file class gives exit 2 and a line naming the file
-# and the problem. Skips (77) only when npm is missing.
+#   test_iden3.sh ZKBENCH SRCDIR NPMDIR LOCKDIR
+# Installs snarkjs and circom2 as pinned by LOCKDIR/package.json and its
+# package-lock.json with `npm ci` into NPMDIR (the build tree), again only
+# when the lock file changes; compiles the circuits of SRCDIR/circuits with
+# --prime bls12381, makes keys from the committed powers of tau (SRCDIR/data:
+# preparing phase 2 takes a minute even at 2^9), then: zkbench proofs verify
+# with snarkjs, snarkjs proofs verify with zkbench, tampered proofs and
+# public inputs are refused by both, and every bad-file class gives exit 2
+# and a line naming the file and the problem.
+# Skips (77) only when npm or node is missing, and not even then under
+# ZKBENCH_REQUIRE_INTEROP=1 (CI: scripts/test.sh installs them), where a
+# missing tool is a failure.
 set -u
-zk=$(readlink -f "$1") src=$(readlink -f "$2") npmdir=$3
+zk=$(readlink -f "$1") src=$(readlink -f "$2") npmdir=$3 lockdir=$(readlink -f "$4")
 zkbench=$zk
-SNARKJS_VERSION=0.7.6
-CIRCOM2_VERSION=0.2.23
 
-command -v npm >/dev/null 2>&1 || { echo "npm not found: skipped"; exit 77; }
-command -v node >/dev/null 2>&1 || { echo "node not found: skipped"; exit 77; }
+missing() {
+  if [ "${ZKBENCH_REQUIRE_INTEROP:-0}" = 1 ]; then
+    echo "FAIL: $1 not found, and ZKBENCH_REQUIRE_INTEROP=1 (install nodejs and npm: scripts/test-setup.sh)"
+    exit 1
+  fi
+  echo "$1 not found: skipped"
+  exit 77
+}
+command -v npm >/dev/null 2>&1 || missing npm
+command -v node >/dev/null 2>&1 || missing node
 
-stamp="$npmdir/.installed-snarkjs-$SNARKJS_VERSION-circom2-$CIRCOM2_VERSION"
+# npm ci into NPMDIR, keyed by the lock file's hash: reinstalled only when
+# the pins change (or an install was cut short: the stamp comes last).
+lockhash=$(cat "$lockdir/package.json" "$lockdir/package-lock.json" | sha256sum | cut -c1-16)
+stamp="$npmdir/.installed-$lockhash"
 if [ ! -f "$stamp" ]; then
-  echo "installing snarkjs@$SNARKJS_VERSION circom2@$CIRCOM2_VERSION into $npmdir"
+  echo "npm ci (package-lock.json $lockhash) into $npmdir"
+  rm -rf "$npmdir"
   mkdir -p "$npmdir"
-  npm install --prefix "$npmdir" --no-audit --no-fund --loglevel=error \
-    "snarkjs@$SNARKJS_VERSION" "circom2@$CIRCOM2_VERSION" >"$npmdir/install.log" 2>&1 ||
-    { echo "FAIL: npm install (see $npmdir/install.log)"; cat "$npmdir/install.log"; exit 1; }
+  cp "$lockdir/package.json" "$lockdir/package-lock.json" "$npmdir/"
+  t_npm=$SECONDS
+  (cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error) >"$npmdir/install.log" 2>&1 ||
+    { echo "FAIL: npm ci (see $npmdir/install.log)"; cat "$npmdir/install.log"; exit 1; }
   touch "$stamp"
+  echo "npm ci took $((SECONDS - t_npm)) s"
 fi
 snarkjs="$npmdir/node_modules/.bin/snarkjs"
 circom="$npmdir/node_modules/.bin/circom2"

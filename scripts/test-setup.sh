@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what only the tests need, beside the build's packages
+# (scripts/setup.sh, kept lean):
+#   clang, libclang-rt-14-dev   the fuzz build (libFuzzer, tests/fuzz/)
+#   nodejs, npm                 the interop suite's snarkjs and circom2
+#                               (tests/iden3/test_iden3.sh, npm ci)
+# Idempotent and non-interactive like setup.sh: nothing is installed when
+# the tools are already there (a node from elsewhere, e.g. NodeSource, with
+# its own npm, is kept: Debian's npm would conflict with it).
+set -euo pipefail
+
+missing=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+command -v clang >/dev/null 2>&1 || missing+=(clang)
+# libFuzzer and the sanitizer runtimes of Debian's clang 14.
+if ! have_pkg libclang-rt-14-dev && [ ! -f "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ]; then
+  missing+=(libclang-rt-14-dev)
+fi
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "test-setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "test-setup: clang $(clang -dumpversion), node $(node --version), npm $(npm --version)"
