@@ -302,8 +302,9 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
         rc = parse_row(&c, c.nrows, line, lineno, o->empty_ok, o->empty_cols_absent, first_empty, fields, tmp_err,
                        sizeof tmp_err);
         if (rc < 0) {
-            if (rc == -ENOMEM)
-                c.nrows++; /* so that run_csv_free frees the row's text */
+            /* counted, so that run_csv_free frees the text fields the row
+             * had before its error (the rows' text slots start NULL) */
+            c.nrows++;
             snprintf(err, errlen, "%s", tmp_err);
             goto done;
         }

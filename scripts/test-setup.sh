@@ -4,6 +4,8 @@
 #   clang, libclang-rt-14-dev   the fuzz build (libFuzzer, tests/fuzz/)
 #   nodejs, npm                 the interop suite's snarkjs and circom2
 #                               (tests/iden3/test_iden3.sh, npm ci)
+#   prometheus,                 the metrics test: a real Prometheus scraping a
+#   python3-prometheus-client   batch, promtool, a strict OpenMetrics parser
 # Idempotent and non-interactive like setup.sh: nothing is installed when
 # the tools are already there (a node from elsewhere, e.g. NodeSource, with
 # its own npm, is kept: Debian's npm would conflict with it).
@@ -18,6 +20,8 @@ if ! have_pkg libclang-rt-14-dev && [ ! -f "$(clang -print-file-name=libclang_rt
 fi
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+have_pkg prometheus || missing+=(prometheus)
+have_pkg python3-prometheus-client || missing+=(python3-prometheus-client)
 
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
