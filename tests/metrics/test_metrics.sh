@@ -105,7 +105,9 @@ expect2 "watch --metrics-file a folder" "$zk" watch $o --metrics-file "$tmp" -- 
 # ---- 2. a batch with --listen and --metrics-file ------------------------------
 count=6
 mkdir -p "$tmp/m"
-"$zk" batch $small --count $count --listen :0 --listen-linger 30 --metrics-file "$tmp/m/zkbench.prom" \
+# long enough (several seconds) for the file to be rewritten while the run
+# goes (every 2 s), on a fast idle machine too
+"$zk" batch --circuit porep:constraints=2^13 --partitions 2 --count $count --listen :0 --listen-linger 30 --metrics-file "$tmp/m/zkbench.prom" \
   --out "$tmp/run" >"$tmp/run.out" 2>"$tmp/run.err" &
 zpid=$!
 bg+=($zpid)
@@ -177,10 +179,20 @@ def val(path, name):
     m = re.search(r"^%s (\S+)$" % re.escape(name), open(path).read(), re.M)
     assert m, (path, name)
     return float(m.group(1))
-planted = val(sys.argv[1], 'zkbench_tracked_live_bytes{kind="aux"}') / val(sys.argv[1], "zkbench_proofs_completed_total")
+def je_size_class(n):
+    # jemalloc's size classes above 16 KiB: four per doubling, so a
+    # request is rounded up to a multiple of a quarter of its power of two
+    lg = (n - 1).bit_length() - 1
+    spacing = 1 << (lg - 2)
+    return -(-n // spacing) * spacing
+partitions = 2  # $small
+per_buffer = val(sys.argv[1], 'zkbench_tracked_live_bytes{kind="aux"}') / val(sys.argv[1], "zkbench_proofs_completed_total") / partitions
+# the allocated layer counts the allocator's size class, not the request
+planted = partitions * je_size_class(int(round(per_buffer)))
 leak = val(sys.argv[1], 'zkbench_leak_rate_bytes_per_proof{layer="allocated"}')
 healthy = val(sys.argv[2], 'zkbench_leak_rate_bytes_per_proof{layer="allocated"}')
-print("planted %.0f B/proof, fitted %.0f with the leak, %.0f without" % (planted, leak, healthy))
+print("planted %.0f B/proof (%.0f B requested per buffer), fitted %.0f with the leak, %.0f without" %
+      (planted, per_buffer, leak, healthy))
 assert planted > 0 and 0.5 * planted <= leak <= 1.5 * planted, (planted, leak)
 # no growth: the healthy floors may fall (warm-up caches drain), never rise
 assert healthy < 0.5 * planted, (planted, healthy)
