@@ -233,8 +233,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median of v[0..n) (copied); NAN for n == 0. */
-static double median(const double *v, size_t n)
+double analyze_median(const double *v, size_t n)
 {
     if (n == 0)
         return NAN;
@@ -319,7 +318,7 @@ int analyze_trend(analyze_trend_t *ret, const double *t_ms, const double *y, siz
     if (d) {
         for (size_t i = 1; i < n; i++)
             d[i - 1] = fabs(y[i] - y[i - 1]);
-        noise = 1.4826 / sqrt(2.0) * median(d, n - 1);
+        noise = 1.4826 / sqrt(2.0) * analyze_median(d, n - 1);
         free(d);
     }
     double rise = n_windows ? tr.floors[n_windows - 1] - tr.floors[0] : 0;
@@ -879,7 +878,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         const char *src = l == ANALYZE_L_OUTSIDE ? "rss - je_resident" : "run.json";
         if (!isfinite(v)) {
             src = nb ? "median of the last idle samples before the first partition" : "first sample";
-            v = nb ? median(S.layer[l] + b0, nb) : S.layer[l][0];
+            v = nb ? analyze_median(S.layer[l] + b0, nb) : S.layer[l][0];
         }
         L->baseline = v;
         json_t *o = json_object();
@@ -933,7 +932,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         L->peak = -INFINITY;
         for (size_t i = 0; i < n; i++)
             L->peak = fmax(L->peak, y[i]);
-        L->end = median(y + d0 - (d0 == n ? (n < DRAIN_SAMPLES ? n : DRAIN_SAMPLES) : 0),
+        L->end = analyze_median(y + d0 - (d0 == n ? (n < DRAIN_SAMPLES ? n : DRAIN_SAMPLES) : 0),
                         d0 == n ? (n < DRAIN_SAMPLES ? n : DRAIN_SAMPLES) : n - d0);
         L->after_drain = drained ? L->end : NAN;
         L->g = L->g_lo = L->g_hi = L->floor_slope = L->floor_lo = L->floor_hi = NAN;

@@ -74,6 +74,8 @@ typedef struct {
 int analyze_ols(analyze_ols_t *ret, const double *x, const double *y, size_t n, size_t p);
 /* Two-sided 95% quantile of Student's t with dof degrees of freedom. */
 double analyze_t95(double dof);
+/* Median of v[0..n) (v is not changed); NAN for n == 0. */
+double analyze_median(const double *v, size_t n);
 
 /* Growth of one series over time (for `watch`, which has only RSS and GPU):
  * slope in units per second with its 95% interval (AR(1)-corrected), valley

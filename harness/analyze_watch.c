@@ -73,19 +73,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median_of(const double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    double *c = malloc(n * sizeof *c);
-    if (!c)
-        return v[n / 2];
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
-    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    free(c);
-    return m;
-}
 
 /* Slope of y over x with intercept, its 95% interval and the residual sd
  * (AR(1)-corrected, analyze_ols). False with fewer than 3 points or x
@@ -293,11 +280,11 @@ static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
      * the floors' own noise (from successive differences, so that a step
      * does not count as noise); without a leak that is a bound reached */
     double *d = malloc(m * sizeof *d);
-    double noise = 0, head = median_of(f, 3), end = median_of(f + ta, m - ta);
+    double noise = 0, head = analyze_median(f, 3), end = analyze_median(f + ta, m - ta);
     if (d) {
         for (size_t k = 1; k < m; k++)
             d[k - 1] = fabs(f[k] - f[k - 1]);
-        noise = 1.4826 / sqrt(2.0) * median_of(d, m - 1);
+        noise = 1.4826 / sqrt(2.0) * analyze_median(d, m - 1);
         free(d);
     }
     double rise = end - head;
@@ -471,7 +458,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         for (size_t i = 0; i < n; i++)
             W->peak = fmax(W->peak, W->y[i]);
         size_t ne = n < 5 ? n : 5;
-        W->end = median_of(W->y + n - ne, ne);
+        W->end = analyze_median(W->y + n - ne, ne);
         /* floors: the lowest sample in each interval; an interval with no
          * sample (marks faster than the sampler) has none */
         double *fx = malloc((C.m + 1) * sizeof *fx);
@@ -597,7 +584,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             goto oom;
         for (size_t k = 1; k < C.n_marks; k++)
             d[k - 1] = (C.marks[k] - C.marks[k - 1]) / 1000.0;
-        R.s_per_proof = median_of(d, C.n_marks - 1);
+        R.s_per_proof = analyze_median(d, C.n_marks - 1);
         free(d);
     }
 

@@ -1,6 +1,7 @@
 /* A watched memory cgroup; see cgroup_stat.h. */
 #define _GNU_SOURCE
 #include "harness/cgroup_stat.h"
+#include "harness/errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,15 +25,6 @@ struct cgroup_stat {
     size_t n_pids, cap_pids;
 };
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 static bool has_file(const char *dir, const char *name)
 {
@@ -107,16 +99,16 @@ static void find_mounts(char *v2, char *v1, size_t cap)
 static int resolve(char *out, size_t cap, int *version, const char *path, char *err, size_t errlen)
 {
     if (!*path)
-        return fail(err, errlen, -ENOENT, "--cgroup: empty path");
+        return errmsg_fail(err, errlen, -ENOENT, "--cgroup: empty path");
     int v = path[0] == '/' ? memory_version(path) : -1;
     if (v < 0 && path[0] == '/' && strncmp(path, "/sys/fs/cgroup/", 15) == 0)
-        return fail(err, errlen, -ENOENT, "--cgroup %s: no such cgroup", path);
+        return errmsg_fail(err, errlen, -ENOENT, "--cgroup %s: no such cgroup", path);
     if (v >= 0) {
         if (v == 0)
-            return fail(err, errlen, -ENOTSUP,
+            return errmsg_fail(err, errlen, -ENOTSUP,
                         "--cgroup %s: not a memory cgroup (neither memory.current nor memory.usage_in_bytes)", path);
         if ((size_t)snprintf(out, cap, "%s", path) >= cap)
-            return fail(err, errlen, -ENAMETOOLONG, "--cgroup: path too long");
+            return errmsg_fail(err, errlen, -ENAMETOOLONG, "--cgroup: path too long");
         *version = v;
         return 0;
     }
@@ -144,9 +136,9 @@ static int resolve(char *out, size_t cap, int *version, const char *path, char *
         }
     }
     if (exists)
-        return fail(err, errlen, -ENOTSUP,
+        return errmsg_fail(err, errlen, -ENOTSUP,
                     "--cgroup %s: not a memory cgroup (the memory controller is not enabled there)", path);
-    return fail(err, errlen, -ENOENT, "--cgroup %s: no such cgroup (looked under %s%s%s)", path,
+    return errmsg_fail(err, errlen, -ENOENT, "--cgroup %s: no such cgroup (looked under %s%s%s)", path,
                 v2[0] ? v2 : "", v2[0] && v1[0] ? " and " : "", v1[0] ? v1 : "no cgroup mount");
 }
 
@@ -161,7 +153,7 @@ int cgroup_stat_open(cgroup_stat_t **ret, const char *path, char *err, size_t er
 {
     cgroup_stat_t *c = calloc(1, sizeof *c);
     if (!c)
-        return fail(err, errlen, -ENOMEM, "out of memory");
+        return errmsg_fail(err, errlen, -ENOMEM, "out of memory");
     for (int i = 0; i < CG_NFILES; i++)
         c->fd[i] = -1;
     int rc = resolve(c->path, sizeof c->path, &c->version, path, err, errlen);
@@ -180,7 +172,7 @@ int cgroup_stat_open(cgroup_stat_t **ret, const char *path, char *err, size_t er
         c->fd[i] = open_in(c, names[i]);
         /* memory.peak is optional (Linux 5.19); the rest must be there */
         if (c->fd[i] < 0 && !(c->version == 2 && i == CG_PEAK)) {
-            rc = fail(err, errlen, -errno, "--cgroup: cannot open %s/%s: %s", c->path, names[i], strerror(errno));
+            rc = errmsg_fail(err, errlen, -errno, "--cgroup: cannot open %s/%s: %s", c->path, names[i], strerror(errno));
             cgroup_stat_free(c);
             return rc;
         }

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "harness/memcap.h"
+#include "harness/errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,15 +27,6 @@ struct memcap {
     char path[MEMCAP_PATH_MAX];
 };
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 /* dir + "/" + name into out; -ENAMETOOLONG when it does not fit. */
 static int path_join(char *out, size_t cap, const char *dir, const char *name)
@@ -289,7 +281,7 @@ static int own_folder(char *out, size_t cap, const struct cg_mount *m, const cha
                 break;
             return 0;
         }
-    return fail(err, errlen, -ENOENT,
+    return errmsg_fail(err, errlen, -ENOENT,
                 "/proc/self/cgroup puts this process in %s, but neither %s nor %s lists it in cgroup.procs", cg,
                 cand[0], cand[2]);
 }
@@ -322,22 +314,22 @@ static int move_to_leaf(const char *dir, char *err, size_t errlen)
     char leaf[MEMCAP_PATH_MAX + 64];
     int rc = path_join(leaf, sizeof leaf, dir, MEMCAP_LEAF);
     if (rc < 0)
-        return fail(err, errlen, rc, "cgroup path too long: %s", dir);
+        return errmsg_fail(err, errlen, rc, "cgroup path too long: %s", dir);
     if (mkdir(leaf, 0755) != 0 && errno != EEXIST)
-        return fail(err, errlen, -errno, "cannot create %s (to move the processes of %s out of the way): %s", leaf,
+        return errmsg_fail(err, errlen, -errno, "cannot create %s (to move the processes of %s out of the way): %s", leaf,
                     dir, strerror(errno));
     for (int round = 0; round < 20; round++) {
         struct move_ctx mc = {.to = leaf};
         rc = procs_each(dir, move_one, &mc);
         if (rc < 0)
-            return fail(err, errlen, rc, "cannot read %s/cgroup.procs: %s", dir, strerror(-rc));
+            return errmsg_fail(err, errlen, rc, "cannot read %s/cgroup.procs: %s", dir, strerror(-rc));
         if (mc.rc < 0)
-            return fail(err, errlen, mc.rc, "cannot move the processes of %s into %s/cgroup.procs: %s", dir, leaf,
+            return errmsg_fail(err, errlen, mc.rc, "cannot move the processes of %s into %s/cgroup.procs: %s", dir, leaf,
                         strerror(-mc.rc));
         if (mc.moved == 0)
             return 0;
     }
-    return fail(err, errlen, -EBUSY, "processes keep appearing in %s while moving them into %s", dir, leaf);
+    return errmsg_fail(err, errlen, -EBUSY, "processes keep appearing in %s while moving them into %s", dir, leaf);
 }
 
 /* Makes dir give the memory controller to its children (v2). */
@@ -346,7 +338,7 @@ static int delegate_memory(const char *dir, char *err, size_t errlen)
     char buf[1024];
     int rc = keyed_file(dir, "cgroup.subtree_control", buf, sizeof buf);
     if (rc < 0)
-        return fail(err, errlen, rc, "cannot read %s/cgroup.subtree_control: %s", dir, strerror(-rc));
+        return errmsg_fail(err, errlen, rc, "cannot read %s/cgroup.subtree_control: %s", dir, strerror(-rc));
     for (char *save = NULL, *t = strtok_r(buf, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
         if (strcmp(t, "memory") == 0)
             return 0;
@@ -359,12 +351,12 @@ static int delegate_memory(const char *dir, char *err, size_t errlen)
         rc = file_write_dir(dir, "cgroup.subtree_control", "+memory");
     }
     if (rc == -ENOENT)
-        return fail(err, errlen, -ENOTSUP,
+        return errmsg_fail(err, errlen, -ENOTSUP,
                     "%s/cgroup.controllers lacks memory: the memory controller is not delegated to this cgroup "
                     "(or is bound to a cgroup v1 hierarchy)",
                     dir);
     if (rc < 0)
-        return fail(err, errlen, rc, "cannot write +memory to %s/cgroup.subtree_control: %s", dir, strerror(-rc));
+        return errmsg_fail(err, errlen, rc, "cannot write +memory to %s/cgroup.subtree_control: %s", dir, strerror(-rc));
     return 0;
 }
 
@@ -377,35 +369,35 @@ static int find_parent(char *out, size_t cap, int *version, char *err, size_t er
     if (env && *env) {
         struct stat st;
         if (stat(env, &st) != 0)
-            return fail(err, errlen, -errno, "ZKBENCH_CGROUP_ROOT=%s: %s", env, strerror(errno));
+            return errmsg_fail(err, errlen, -errno, "ZKBENCH_CGROUP_ROOT=%s: %s", env, strerror(errno));
         if (!S_ISDIR(st.st_mode))
-            return fail(err, errlen, -ENOTDIR, "ZKBENCH_CGROUP_ROOT=%s: not a folder", env);
+            return errmsg_fail(err, errlen, -ENOTDIR, "ZKBENCH_CGROUP_ROOT=%s: not a folder", env);
         if (file_exists(env, "cgroup.controllers"))
             *version = 2;
         else if (file_exists(env, "memory.limit_in_bytes"))
             *version = 1;
         else
-            return fail(err, errlen, -ENOTSUP,
+            return errmsg_fail(err, errlen, -ENOTSUP,
                         "ZKBENCH_CGROUP_ROOT=%s is not a memory cgroup (no cgroup.controllers, no "
                         "memory.limit_in_bytes)",
                         env);
         if ((size_t)snprintf(out, cap, "%s", env) >= cap)
-            return fail(err, errlen, -ENAMETOOLONG, "ZKBENCH_CGROUP_ROOT is too long");
+            return errmsg_fail(err, errlen, -ENAMETOOLONG, "ZKBENCH_CGROUP_ROOT is too long");
         return 0;
     }
     struct cg_mount v1 = {0}, v2 = {0};
     int rc = find_mounts(&v1, &v2);
     if (rc < 0)
-        return fail(err, errlen, rc, "cannot read /proc/self/mountinfo: %s", strerror(-rc));
+        return errmsg_fail(err, errlen, rc, "cannot read /proc/self/mountinfo: %s", strerror(-rc));
     /* a hybrid system mounts both; the memory controller is where v1 has it */
     *version = v1.found ? 1 : 2;
     const struct cg_mount *m = v1.found ? &v1 : &v2;
     if (!m->found)
-        return fail(err, errlen, -ENOTSUP,
+        return errmsg_fail(err, errlen, -ENOTSUP,
                     "no memory cgroup: /proc/self/mountinfo lists neither a cgroup v1 memory mount nor a cgroup2 mount");
     char cg[MEMCAP_PATH_MAX];
     if ((rc = own_cgroup(*version, cg, sizeof cg)) < 0)
-        return fail(err, errlen, rc, "/proc/self/cgroup has no %s line", *version == 1 ? "memory" : "cgroup v2 (0::)");
+        return errmsg_fail(err, errlen, rc, "/proc/self/cgroup has no %s line", *version == 1 ? "memory" : "cgroup v2 (0::)");
     if ((rc = own_folder(out, cap, m, cg, err, errlen)) < 0)
         return rc;
     if (*version == 2) {
@@ -436,12 +428,12 @@ static int memcap_configure(memcap_t *m, uint64_t limit, char *err, size_t errle
     const char *file = m->version == 2 ? "memory.max" : "memory.limit_in_bytes";
     int rc = file_write_dir(m->path, file, text);
     if (rc < 0)
-        return fail(err, errlen, rc, "cannot write %s to %s/%s: %s", text, m->path, file, strerror(-rc));
+        return errmsg_fail(err, errlen, rc, "cannot write %s to %s/%s: %s", text, m->path, file, strerror(-rc));
     if (m->version == 2) {
         /* absent without swap accounting: then there is nothing to turn off */
         rc = file_write_dir(m->path, "memory.swap.max", "0");
         if (rc < 0 && rc != -ENOENT)
-            return fail(err, errlen, rc, "cannot write 0 to %s/memory.swap.max: %s", m->path, strerror(-rc));
+            return errmsg_fail(err, errlen, rc, "cannot write 0 to %s/memory.swap.max: %s", m->path, strerror(-rc));
         return 0;
     }
     /* v1: memory+swap capped at the same value, so swapping cannot stand in
@@ -450,16 +442,16 @@ static int memcap_configure(memcap_t *m, uint64_t limit, char *err, size_t errle
      * then fails on memsw, whose failcnt the kernel does not count (6.18) */
     rc = system_has_swap() ? file_write_dir(m->path, "memory.memsw.limit_in_bytes", text) : 0;
     if (rc < 0 && rc != -ENOENT)
-        return fail(err, errlen, rc, "cannot write %s to %s/memory.memsw.limit_in_bytes: %s", text, m->path,
+        return errmsg_fail(err, errlen, rc, "cannot write %s to %s/memory.memsw.limit_in_bytes: %s", text, m->path,
                     strerror(-rc));
     /* a hint only (memsw already forbids swap), refused by some kernels */
     (void)file_write_dir(m->path, "memory.swappiness", "0");
     /* a new v1 cgroup inherits oom_kill_disable: with it set, the work would
      * hang at the cap instead of being killed */
     if ((rc = keyed_file(m->path, "memory.oom_control", buf, sizeof buf)) < 0)
-        return fail(err, errlen, rc, "cannot read %s/memory.oom_control: %s", m->path, strerror(-rc));
+        return errmsg_fail(err, errlen, rc, "cannot read %s/memory.oom_control: %s", m->path, strerror(-rc));
     if (keyed_u64(buf, "oom_kill_disable") && (rc = file_write_dir(m->path, "memory.oom_control", "0")) < 0)
-        return fail(err, errlen, rc, "cannot write 0 to %s/memory.oom_control (OOM killer disabled): %s", m->path,
+        return errmsg_fail(err, errlen, rc, "cannot write 0 to %s/memory.oom_control (OOM killer disabled): %s", m->path,
                     strerror(-rc));
     return 0;
 }
@@ -468,10 +460,10 @@ int memcap_new(memcap_t **ret, uint64_t limit_bytes, char *err, size_t errlen)
 {
     long page = sysconf(_SC_PAGESIZE);
     if (limit_bytes < (uint64_t)(page > 0 ? page : 4096))
-        return fail(err, errlen, -EINVAL, "a limit of %llu bytes is below one page", (unsigned long long)limit_bytes);
+        return errmsg_fail(err, errlen, -EINVAL, "a limit of %llu bytes is below one page", (unsigned long long)limit_bytes);
     memcap_t *m = calloc(1, sizeof *m);
     if (!m)
-        return fail(err, errlen, -ENOMEM, "out of memory");
+        return errmsg_fail(err, errlen, -ENOMEM, "out of memory");
     char parent[MEMCAP_PATH_MAX];
     int rc = find_parent(parent, sizeof parent, &m->version, err, errlen);
     if (rc < 0)
@@ -483,14 +475,14 @@ int memcap_new(memcap_t **ret, uint64_t limit_bytes, char *err, size_t errlen)
         char name[64];
         snprintf(name, sizeof name, "zkbench-%ld-%u", (long)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
         if ((rc = path_join(m->path, sizeof m->path, parent, name)) < 0) {
-            fail(err, errlen, rc, "cgroup path too long: %s", parent);
+            errmsg_fail(err, errlen, rc, "cgroup path too long: %s", parent);
             goto fail;
         }
         if (mkdir(m->path, 0755) == 0)
             break;
         rc = -errno;
         if (rc != -EEXIST || tries >= 1000) {
-            fail(err, errlen, rc, "cannot create cgroup %s: %s", m->path, strerror(-rc));
+            errmsg_fail(err, errlen, rc, "cannot create cgroup %s: %s", m->path, strerror(-rc));
             goto fail;
         }
     }

@@ -4,6 +4,7 @@
  * checked against the header. See run_csv.h.
  */
 #include "harness/run_csv.h"
+#include "harness/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,15 +27,6 @@ static bool in_list(const char *const *list, const char *name)
     return false;
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -151,22 +143,22 @@ static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const ch
 {
     size_t n = split(line, fields, c->ncols + 1);
     if (n == SIZE_MAX)
-        return fail(err, errlen, -EINVAL, "%s:%zu: a quoted field has no closing quote", c->path, lineno);
+        return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: a quoted field has no closing quote", c->path, lineno);
     if (n != c->ncols)
-        return fail(err, errlen, -EINVAL, "%s:%zu: %zu fields, the header has %zu", c->path, lineno, n, c->ncols);
+        return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: %zu fields, the header has %zu", c->path, lineno, n, c->ncols);
     for (size_t j = 0; j < c->ncols; j++) {
         char *f = trim(fields[j]);
         double *dst = &c->num[r * c->ncols + j];
         if (c->is_text[j]) {
             *dst = NAN;
             if (!(c->text[r * c->ncols + j] = strdup(f)))
-                return fail(err, errlen, -ENOMEM, "%s: out of memory", c->path);
+                return errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", c->path);
             continue;
         }
         if (*f == '\0') {
             if (!in_list(empty_ok, c->names[j])) {
                 if (!defer_empty)
-                    return fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", c->path,
+                    return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", c->path,
                                 lineno, c->names[j]);
                 if (c->n_empty[j]++ == 0)
                     first_empty[j] = lineno;
@@ -178,7 +170,7 @@ static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const ch
         errno = 0;
         double v = strtod(f, &end);
         if (*end || errno == ERANGE || !isfinite(v))
-            return fail(err, errlen, -EINVAL, "%s:%zu: column %s is '%.40s', expected a number", c->path, lineno,
+            return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is '%.40s', expected a number", c->path, lineno,
                         c->names[j], f);
         *dst = v;
     }
@@ -200,7 +192,7 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     size_t len = 0;
     int rc = read_all(&buf, &len, path);
     if (rc < 0)
-        return fail(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
+        return errmsg_fail(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
     if (!(c.path = strdup(path))) {
         rc = -ENOMEM;
         goto oom;
@@ -212,11 +204,11 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     /* Header. */
     char *p = buf, *nl = strchr(p, '\n');
     if (len == 0 || !nl) {
-        rc = fail(err, errlen, -EINVAL, "%s: %s, expected a header line", path, len == 0 ? "empty file" : "no complete header line");
+        rc = errmsg_fail(err, errlen, -EINVAL, "%s: %s, expected a header line", path, len == 0 ? "empty file" : "no complete header line");
         goto done;
     }
     if ((size_t)(nl - p) > RUN_CSV_MAX_HEADER) {
-        rc = fail(err, errlen, -EINVAL, "%s:1: header line is %zu bytes, at most %u expected", path, (size_t)(nl - p),
+        rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header line is %zu bytes, at most %u expected", path, (size_t)(nl - p),
                   RUN_CSV_MAX_HEADER);
         goto done;
     }
@@ -225,7 +217,7 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     for (const char *q = p; *q; q++)
         hn += *q == ',';
     if (hn > RUN_CSV_MAX_COLS) {
-        rc = fail(err, errlen, -EINVAL, "%s:1: header has %zu columns, at most %d expected", path, hn,
+        rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header has %zu columns, at most %d expected", path, hn,
                   RUN_CSV_MAX_COLS);
         goto done;
     }
@@ -239,14 +231,14 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
         goto oom;
     hn = split(p, fields, hn);
     if (hn == SIZE_MAX) {
-        rc = fail(err, errlen, -EINVAL, "%s:1: a quoted header name has no closing quote", path);
+        rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: a quoted header name has no closing quote", path);
         goto done;
     }
     c.ncols = hn;
     for (size_t j = 0; j < hn; j++) {
         char *name = trim(fields[j]);
         if (*name == '\0') {
-            rc = fail(err, errlen, -EINVAL, "%s:1: header column %zu is empty", path, j + 1);
+            rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header column %zu is empty", path, j + 1);
             goto done;
         }
         if (!(c.names[j] = strdup(name)))
@@ -258,12 +250,12 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     qsort(fields, hn, sizeof *fields, cmp_name);
     for (size_t j = 1; j < hn; j++)
         if (strcmp(fields[j - 1], fields[j]) == 0) {
-            rc = fail(err, errlen, -EINVAL, "%s:1: header names column '%s' twice", path, fields[j]);
+            rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header names column '%s' twice", path, fields[j]);
             goto done;
         }
     for (const char *const *r = o->required; r && *r; r++)
         if (run_csv_col(&c, *r) < 0) {
-            rc = fail(err, errlen, -EINVAL, "%s:1: header lacks column '%s' (is this a zkbench run file?)", path, *r);
+            rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header lacks column '%s' (is this a zkbench run file?)", path, *r);
             goto done;
         }
     /* Rows: count lines first. */
@@ -316,7 +308,7 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
         if (c.n_empty[j] == 0)
             continue;
         if (c.n_empty[j] < c.nrows) {
-            rc = fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number (other rows have one)",
+            rc = errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number (other rows have one)",
                       path, first_empty[j], c.names[j]);
             goto done;
         }
@@ -327,7 +319,7 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
         for (j = 0; j < (int)hn && strcmp(c.names[j], *r) != 0; j++)
             ;
         if (j < (int)hn && c.absent[j]) {
-            rc = fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", path, c.first_line,
+            rc = errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", path, c.first_line,
                       *r);
             goto done;
         }
@@ -345,7 +337,7 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     free(first_empty);
     return 0;
 oom:
-    rc = fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+    rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 done:
     free(buf);
     free(fields);

@@ -236,6 +236,8 @@ static void rust_unescape(char *t)
 
 bool trace_syms_demangle(char *out, size_t cap, const char *m)
 {
+    if (!m)
+        m = ""; /* a frame without a symbol */
     if (strncmp(m, "_R", 2) == 0) {
         char buf[512] = "";
         const char *p = m + 2;

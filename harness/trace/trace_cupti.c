@@ -137,28 +137,6 @@ static void CUPTIAPI on_driver_call(void *userdata, CUpti_CallbackDomain domain,
     tio_busy = 0;
 }
 
-static void on_prepare(void)
-{
-    if (ready)
-        tio_fork_prepare();
-}
-
-static void on_parent(void)
-{
-    if (ready)
-        tio_fork_parent();
-}
-
-static void on_child(void)
-{
-    if (!ready)
-        return;
-    tio_busy = 1;
-    tio_after_fork_child();
-    ready = tio_on();
-    tio_busy = 0;
-}
-
 static void on_exit_trace(void)
 {
     if (ready)
@@ -193,7 +171,7 @@ EXPORT int InitializeInjection(void)
      * which a static runtime does lazily within the first cudaMalloc */
     if (cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS)
         return 0;
-    pthread_atfork(on_prepare, on_parent, on_child);
+    tio_atfork(&ready);
     atexit(on_exit_trace);
     ready = 1;
     return 1;

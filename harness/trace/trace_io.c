@@ -722,3 +722,35 @@ void tio_exit(void)
     put_u64(&l, tio_now_ns());
     write_line(&l);
 }
+
+/* ---- the fork handlers of a tracing library (tio_atfork) ---- */
+
+static volatile int *fork_ready;
+
+static void atfork_prepare(void)
+{
+    if (*fork_ready)
+        tio_fork_prepare();
+}
+
+static void atfork_parent(void)
+{
+    if (*fork_ready)
+        tio_fork_parent();
+}
+
+static void atfork_child(void)
+{
+    if (!*fork_ready)
+        return;
+    tio_busy = 1;
+    tio_after_fork_child();
+    *fork_ready = tio_on();
+    tio_busy = 0;
+}
+
+void tio_atfork(volatile int *ready)
+{
+    fork_ready = ready;
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}

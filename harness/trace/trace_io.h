@@ -32,6 +32,10 @@ int tio_init(const char *suffix, bool small_table);
 void tio_after_fork_child(void);
 void tio_fork_prepare(void);
 void tio_fork_parent(void);
+/* Registers the fork handlers of one tracing library (pthread_atfork):
+ * they act while *ready (the library's own "tracing" flag) is set, and the
+ * child's handler sets *ready to whether its own file opened. Once. */
+void tio_atfork(volatile int *ready);
 /* The X (clean exit) line. */
 void tio_exit(void);
 

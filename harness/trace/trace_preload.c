@@ -498,28 +498,6 @@ EXPORT int zkbench_trace_in_cuda(void)
 
 /* ---- start, fork, exit ---- */
 
-static void on_prepare(void)
-{
-    if (ready)
-        tio_fork_prepare();
-}
-
-static void on_parent(void)
-{
-    if (ready)
-        tio_fork_parent();
-}
-
-static void on_child(void)
-{
-    if (!ready)
-        return;
-    tio_busy = 1;
-    tio_after_fork_child();
-    ready = tio_on();
-    tio_busy = 0;
-}
-
 __attribute__((constructor)) static void trace_start(void)
 {
     resolve();
@@ -533,7 +511,7 @@ __attribute__((constructor)) static void trace_start(void)
     int rc = tio_init("", /* small_table= */ true);
     if (rc == 0) {
         min_bytes = tio_min();
-        pthread_atfork(on_prepare, on_parent, on_child);
+        tio_atfork(&ready);
         ready = 1;
     }
     tio_busy = 0;
