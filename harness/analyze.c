@@ -757,10 +757,12 @@ static void json_add_count(json_t *obj, const char *kind, double bytes)
                         json_integer(json_integer_value(json_object_get(k, "bytes")) + (json_int_t)llround(bytes)));
 }
 
+/* A count from run.json's config: -1 when absent, or when it is no
+ * plausible count (negative, fractional, past 2^20: a damaged file). */
 static int config_int(const json_t *cfg, const char *key)
 {
     double v = jnum_get(cfg, key);
-    return isfinite(v) ? (int)v : -1;
+    return isfinite(v) && v >= 0 && v <= (double)(1 << 20) && v == floor(v) ? (int)v : -1;
 }
 
 static json_t *coef_json(double v, double se)
@@ -1230,7 +1232,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         double mx = 0;
         for (size_t i = 0; i < n; i++)
             mx = fmax(mx, S.x[ANALYZE_X_SYNTH][i]);
-        R.pw = (int)mx;
+        R.pw = mx < (double)(1 << 20) ? (int)mx : 1 << 20; /* from the samples: bounded like a count */
     } else {
         R.pw = pw;
         int bound = pw + (depth > 0 ? depth : 0);
@@ -1341,7 +1343,8 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
         R.capacity.ok = false;
         snprintf(R.capacity.why, sizeof R.capacity.why, "out of memory while fitting the model");
     }
-    int pmax = R.pw > 0 ? 2 * R.pw : 8;
+    /* the predictions reach twice the run's pw, at most 1024 */
+    int pmax = R.pw > 0 ? (R.pw < 512 ? 2 * R.pw : 1024) : 8;
     json_t *model = capacity_json(&R.capacity, pmax, limit);
     if (R.capacity.ok && isfinite(limit))
         R.largest_pw = (int)json_integer_value(json_object_get(model, "max_pw"));

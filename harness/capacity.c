@@ -23,10 +23,13 @@ const char *capacity_state_name(enum capacity_state s)
     return (unsigned)s < CAPACITY_NSTATES ? names[s] : "?";
 }
 
+/* A count from run.json's config, or dflt when absent or no plausible
+ * count (negative, fractional, past 2^20: a damaged file). */
 static int cfg_int(const json_t *cfg, const char *key, int dflt)
 {
     const json_t *v = json_object_get(cfg, key);
-    return json_is_number(v) && json_number_value(v) >= 0 ? (int)json_number_value(v) : dflt;
+    double x = json_is_number(v) ? json_number_value(v) : -1;
+    return x >= 0 && x <= (double)(1 << 20) && x == floor(x) ? (int)x : dflt;
 }
 
 /* ---- per-partition bytes by state, from buffers.csv and stages.csv ---- */
