@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/analyze.h"
-#include "harness/run_csv.h"
+#include "harness/diagnose/analyze.h"
+#include "harness/run/run_csv.h"
 
 static int fails;
 static unsigned long seed;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "harness/run_files.h"
+#include "harness/run/run_files.h"
 #include "prover/mem.h"
 
 #define N 1000000

@@ -1,9 +1,9 @@
-/* Baseline files of zkbench check (harness/cmd_check.c), through the
+/* Baseline files of zkbench check (harness/cli/cmd_check.c), through the
  * command itself: the run of tests/fuzz/run/ checked against the input.
  * Its report and error lines go to /dev/null (fuzz_quiet). */
 #include "tests/fuzz/fuzz_run.h"
 
-#include "harness/commands.h"
+#include "harness/cli/commands.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

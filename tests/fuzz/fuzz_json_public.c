@@ -1,7 +1,7 @@
-/* snarkjs public.json (harness/iden3_json.c). */
+/* snarkjs public.json (harness/formats/iden3_json.c). */
 #include "tests/fuzz/fuzz_common.h"
 
-#include "harness/iden3_json.h"
+#include "harness/formats/iden3_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
 /* The parameter layout cache (NAME.params.map, prover/params_map.c), the
- * file harness/param_cache.c maps: header, layout, offsets, size and
+ * file harness/run/param_cache.c maps: header, layout, offsets, size and
  * checksums, without a source identity (any .params). */
 #include "tests/fuzz/fuzz_common.h"
 

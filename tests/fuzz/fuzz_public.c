@@ -1,7 +1,7 @@
-/* Public-input files of zkbench prove / verify (harness/proof_files.c). */
+/* Public-input files of zkbench prove / verify (harness/formats/proof_files.c). */
 #include "tests/fuzz/fuzz_common.h"
 
-#include "harness/proof_files.h"
+#include "harness/formats/proof_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 #define ZKB_FUZZ_RUN_H
 #include "tests/fuzz/fuzz_common.h"
 
-#include "harness/analyze.h"
+#include "harness/diagnose/analyze.h"
 
 static const char *const fuzz_run_files[] = {"samples.csv", "buffers.csv", "stages.csv", "proofs.csv", "run.json"};
 

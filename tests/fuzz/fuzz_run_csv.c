@@ -1,11 +1,11 @@
-/* The run CSVs (harness/run_csv.c): the first byte of an input picks the
+/* The run CSVs (harness/run/run_csv.c): the first byte of an input picks the
  * file ('0' samples.csv, '1' buffers.csv, '2' stages.csv, '3' proofs.csv,
  * by its value mod 4), the rest is its contents. Read raw (any header),
  * then as analyze reads a run (required columns, text and empty fields,
  * time order) and analyzed. */
 #include "tests/fuzz/fuzz_run.h"
 
-#include "harness/run_csv.h"
+#include "harness/run/run_csv.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -1,4 +1,4 @@
-/* run.json as analyze and check read it (harness/analyze.c): loaded with
+/* run.json as analyze and check read it (harness/diagnose/analyze.c): loaded with
  * the run's CSVs, then analyzed (config, machine, outcome fields). */
 #include "tests/fuzz/fuzz_run.h"
 

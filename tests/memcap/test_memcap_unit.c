@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/memcap.h"
+#include "harness/run/memcap.h"
 
 #define MIB (1ull << 20)
 

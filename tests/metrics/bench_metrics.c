@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "harness/metrics.h"
+#include "harness/metrics/metrics.h"
 
 static double now_ns(void)
 {

@@ -1,5 +1,5 @@
 /*
- * The metrics exposition (harness/metrics.c) against text written by hand
+ * The metrics exposition (harness/metrics/metrics.c) against text written by hand
  * from the OpenMetrics and text-format specifications: every line of a known
  * state, label escaping, cumulative histogram buckets checked against a naive
  * count, the rolling leak-rate fit against a naive regression of planted
@@ -15,9 +15,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "harness/metrics.h"
-#include "harness/metrics_export.h"
-#include "harness/metrics_http.h"
+#include "harness/metrics/metrics.h"
+#include "harness/metrics/metrics_export.h"
+#include "harness/metrics/metrics_http.h"
 #include "tests/common.h" /* (no math.h: fp.h's FP_ZERO is also its macro) */
 
 static double absd(double v)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/param_cache.h"
+#include "harness/run/param_cache.h"
 #include "prover/checksum.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"

@@ -1,5 +1,5 @@
 /*
- * The parameter layout cache (prover/params_map.h, harness/param_cache.h):
+ * The parameter layout cache (prover/params_map.h, harness/run/param_cache.h):
  *   - the mapped key equals the heap-decoded key array for array, and a
  *     proof made with it verifies;
  *   - the mapping is read-only, shared and file-backed, resident from the
@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/param_cache.h"
+#include "harness/run/param_cache.h"
 #include "prover/checksum.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"

@@ -1,10 +1,10 @@
-/* The collector's name handling (harness/trace_symbols.c): the demangler on
+/* The collector's name handling (harness/trace/trace_symbols.c): the demangler on
  * the shapes C++ and Rust (legacy) produce, truncated and foreign input
  * left alone, and the CSV sanitizer. */
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/trace_symbols.h"
+#include "harness/trace/trace_symbols.h"
 
 static int fails;
 

@@ -1,0 +1,1161 @@
+/*
+ * `zkbench batch`: runs N proofs of a circuit through the pipeline
+ * (pipeline.h) under the chosen parallelism while the sampler records every
+ * memory layer, and writes the run's files (README: "Files of a run").
+ * Bad arguments are refused with one line and exit 2 before any work.
+ * With --mem-limit the batch runs in a child process inside a memory cgroup
+ * (memcap.h) while this process waits outside it, so it can finish run.json
+ * when the kernel OOM-kills the batch.
+ * Exit: 0 done, 1 a proof failed to verify or the prover failed (or the
+ * batch process was killed, or a run file could not be written), 2 bad
+ * arguments, 3 OOM-killed under --mem-limit, 130 interrupted by
+ * SIGINT/SIGTERM at any point (files complete up to that point).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <jemalloc/jemalloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/run/run_clock.h"
+#include "harness/run/out_file.h"
+#include "harness/diagnose/analyze.h"
+#include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
+#include "harness/run/memcap.h"
+#include "harness/metrics/metrics_export.h"
+#include "harness/run/param_cache.h"
+#include "prover/params_map.h"
+#include "harness/run/pipeline.h"
+#include "harness/run/run_files.h"
+#include "harness/run/run_outcome.h"
+#include "harness/run/sampler.h"
+#include "harness/run/sysinfo.h"
+#include "kernels/kernels.h"
+#include "prover/mem.h"
+#include "prover/parallel.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    if (stop_requested) {
+        /* a second signal: stop now; every row written so far is flushed */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    stop_requested = 1;
+}
+
+struct batch_opts {
+    struct pipeline_config pc;
+    const char *circuit, *params, *out, *backend;
+    bool force; /* --force: replace the run in --out */
+    unsigned sample_ms;
+    uint64_t mem_limit; /* bytes; 0: no cap */
+    enum params_load params_load;
+    char inject_text[512];
+    struct metrics_opts metrics; /* --listen, --metrics-file, --listen-linger */
+    metrics_export_t *mx;        /* bound before any work; NULL: none */
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: zkbench batch [options]\n"
+          "Runs N Groth16 proofs (each P partitions) under the chosen parallelism and\n"
+          "records where memory went: samples.csv, buffers.csv, stages.csv, proofs.csv\n"
+          "and run.json in --out DIR (see README: Files of a run).\n"
+          "  --count N               proofs (default 4)\n"
+          "  --concurrency J         proofs in flight at most (default 1)\n"
+          "  --partitions P          partitions per proof (default 10)\n"
+          "  --circuit SPEC          porep:constraints=2^N[,...] (default 2^12) or zkey:PATH,wtns:PATH\n"
+          "  --pw P                  synthesis workers (default 2)\n"
+          "  --gpu-workers W         prover workers per device (CPU backend: in total; default 1)\n"
+          "  --gpu-queue Q           synthesized partitions waiting for a prover worker (default W)\n"
+          "  --finish-workers F      finish-stage threads (default 2)\n"
+          "  --no-split              monolithic prove (b_g2 MSM inline) instead of the split API\n"
+          "  --dealloc MODE          sync | async | async-serial (default async)\n"
+          "  --trim MODE             none | partition | proof: ask jemalloc to purge (default none)\n"
+          "  --threads T             CPU threads per prover stage (default: all cores)\n"
+          "  --backend B             cpu | gpu | auto (default auto)\n"
+          "  --params FILE           parameter file (default: the cache, ZKBENCH_PARAMS_DIR)\n"
+          "  --params-load MODE      mmap (default): map a layout cache of the parameters read-only\n"
+          "                          and shared (rss_file); heap: decode them into anonymous memory\n"
+          "  --out DIR               output folder (default results/runs/<UTC timestamp.ms>-<pid>); one\n"
+          "                          that holds a run already is refused, unless --force\n"
+          "  --force                 replace the run in --out (its run.json and CSVs are removed)\n"
+          "  --sample-ms MS          sampler period (default 10; 0: no sampler thread)\n"
+          "  --no-verify             do not verify the proofs\n"
+          "  --seed S                witness seed (default 1)\n"
+          "  --inject FAULT          plant a fault (repeatable): leak:KIND[:EVERY], hold:KIND:MS,\n"
+          "                          serial-dealloc:MS, no-purge, pileup\n"
+          "  --mem-limit SIZE        run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
+          "                          2GiB; swap off): an OOM kill ends it with outcome oom-killed\n"
+          "                          in run.json and exit 3 (needs root or a delegated cgroup)\n"
+          METRICS_USAGE
+          "exit: 0 done, 1 a proof failed, the prover failed or a run file could not be written\n"
+          "(a full disk: the run stops, run.json says failed), 2 bad arguments (or --out holds a\n"
+          "run), 3 OOM-killed under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point:\n"
+          "run.json says interrupted).\n",
+          f);
+}
+
+static int kind_by_name(const char *name)
+{
+    for (int k = 0; k < MEM_KIND_COUNT; k++)
+        if (strcmp(mem_kind_name((enum mem_kind)k), name) == 0)
+            return k;
+    return -1;
+}
+
+/* One --inject value into the faults (and dealloc settings). */
+static bool parse_inject(struct batch_opts *o, const char *text)
+{
+    struct pipeline_faults *f = &o->pc.faults;
+    char buf[128];
+    if (strlen(text) >= sizeof buf)
+        goto bad;
+    strcpy(buf, text);
+    char *save = NULL, *what = strtok_r(buf, ":", &save), *a1 = strtok_r(NULL, ":", &save),
+         *a2 = strtok_r(NULL, ":", &save), *extra = strtok_r(NULL, ":", &save);
+    uint64_t v;
+    if (!what || extra)
+        goto bad;
+    if (strcmp(what, "leak") == 0 && a1) {
+        if ((f->leak_kind = kind_by_name(a1)) < 0 || f->leak_kind >= MEM_KIND_GPU_PARAMS)
+            return cli_error(2, "batch: --inject leak:KIND: unknown host kind '%s'", a1), false;
+        f->leak_every = 1;
+        if (a2) {
+            if (!cli_parse_u64(&v, "batch", "inject leak EVERY", a2))
+                return false;
+            if (v == 0 || v > 1000000)
+                return cli_error(2, "batch: --inject leak:KIND:EVERY needs EVERY in 1..1000000"), false;
+            f->leak_every = (unsigned)v;
+        }
+    } else if (strcmp(what, "hold") == 0 && a1 && a2) {
+        if ((f->hold_kind = kind_by_name(a1)) < 0 || f->hold_kind >= MEM_KIND_GPU_PARAMS)
+            return cli_error(2, "batch: --inject hold:KIND:MS: unknown host kind '%s'", a1), false;
+        if (!cli_parse_u64(&v, "batch", "inject hold MS", a2))
+            return false;
+        if (v > 3600000)
+            return cli_error(2, "batch: --inject hold:KIND:MS needs MS <= 3600000"), false;
+        f->hold_ms = (unsigned)v;
+    } else if (strcmp(what, "serial-dealloc") == 0 && a1 && !a2) {
+        if (!cli_parse_u64(&v, "batch", "inject serial-dealloc MS", a1))
+            return false;
+        if (v > 3600000)
+            return cli_error(2, "batch: --inject serial-dealloc:MS needs MS <= 3600000"), false;
+        o->pc.dealloc = DEALLOC_ASYNC_SERIAL;
+        dealloc_set_delay_ms((unsigned)v);
+    } else if (strcmp(what, "no-purge") == 0 && !a1) {
+        f->no_purge = true;
+    } else if (strcmp(what, "pileup") == 0 && !a1) {
+        f->pileup = true;
+    } else {
+        goto bad;
+    }
+    size_t len = strlen(o->inject_text);
+    snprintf(o->inject_text + len, sizeof o->inject_text - len, "%s%s", len ? "," : "", text);
+    return true;
+bad:
+    cli_error(2, "batch: --inject '%s' is not one of leak:KIND[:EVERY], hold:KIND:MS, serial-dealloc:MS, "
+                 "no-purge, pileup", text);
+    return false;
+}
+
+static bool parse_count(unsigned *out, const char *name, const char *text, uint64_t max)
+{
+    uint64_t v;
+    if (!cli_parse_u64(&v, "batch", name, text))
+        return false;
+    if (v == 0 || v > max) {
+        cli_error(2, "batch: --%s must be 1..%llu, got %s", name, (unsigned long long)max, text);
+        return false;
+    }
+    *out = (unsigned)v;
+    return true;
+}
+
+/* Parses argv; returns -1 to go on, else the exit status. */
+static int parse_args(struct batch_opts *o, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"count", required_argument, NULL, 'n'},      {"concurrency", required_argument, NULL, 'j'},
+        {"partitions", required_argument, NULL, 'P'}, {"circuit", required_argument, NULL, 'c'},
+        {"pw", required_argument, NULL, 'p'},         {"gpu-workers", required_argument, NULL, 'g'},
+        {"gpu-queue", required_argument, NULL, 'q'},  {"finish-workers", required_argument, NULL, 'f'},
+        {"no-split", no_argument, NULL, 'S'},         {"dealloc", required_argument, NULL, 'd'},
+        {"trim", required_argument, NULL, 'T'},       {"threads", required_argument, NULL, 't'},
+        {"backend", required_argument, NULL, 'b'},    {"params", required_argument, NULL, 'k'},
+        {"out", required_argument, NULL, 'o'},        {"sample-ms", required_argument, NULL, 'm'},
+        {"no-verify", no_argument, NULL, 'V'},        {"seed", required_argument, NULL, 's'},
+        {"inject", required_argument, NULL, 'i'},     {"mem-limit", required_argument, NULL, 'M'},
+        {"params-load", required_argument, NULL, 'L'}, {"force", no_argument, NULL, 'F'},
+        METRICS_LONG_OPTIONS,
+        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+    };
+    struct pipeline_config *pc = &o->pc;
+    memset(o, 0, sizeof *o);
+    pc->count = 4;
+    pc->concurrency = 1;
+    pc->partitions = 10;
+    pc->pw = 2;
+    pc->gpu_workers = 1;
+    pc->finish_workers = 2;
+    pc->split = true;
+    pc->verify = true;
+    pc->dealloc = DEALLOC_ASYNC;
+    pc->trim = TRIM_NONE;
+    pc->seed = 1;
+    pc->faults.leak_kind = pc->faults.hold_kind = -1;
+    o->circuit = "porep:constraints=2^12";
+    o->backend = "auto";
+    o->sample_ms = 10;
+    o->params_load = PARAMS_LOAD_MMAP;
+    metrics_opts_init(&o->metrics);
+    bool queue_set = false;
+    uint64_t v;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n': if (!parse_count(&pc->count, "count", optarg, 1000000)) return 2; break;
+        case 'j': if (!parse_count(&pc->concurrency, "concurrency", optarg, 4096)) return 2; break;
+        case 'P': if (!parse_count(&pc->partitions, "partitions", optarg, 1024)) return 2; break;
+        case 'p': if (!parse_count(&pc->pw, "pw", optarg, 1024)) return 2; break;
+        case 'g': if (!parse_count(&pc->gpu_workers, "gpu-workers", optarg, 256)) return 2; break;
+        case 'f': if (!parse_count(&pc->finish_workers, "finish-workers", optarg, 256)) return 2; break;
+        case 'q':
+            if (!parse_count(&pc->gpu_queue, "gpu-queue", optarg, 4096))
+                return 2;
+            queue_set = true;
+            break;
+        case 'c': o->circuit = optarg; break;
+        case 'S': pc->split = false; break;
+        case 'V': pc->verify = false; break;
+        case 'k': o->params = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'F': o->force = true; break;
+        case 'd':
+            if (strcmp(optarg, "sync") == 0)
+                pc->dealloc = DEALLOC_SYNC;
+            else if (strcmp(optarg, "async") == 0)
+                pc->dealloc = DEALLOC_ASYNC;
+            else if (strcmp(optarg, "async-serial") == 0)
+                pc->dealloc = DEALLOC_ASYNC_SERIAL;
+            else
+                return cli_error(2, "batch: --dealloc must be sync, async or async-serial, got '%s'", optarg);
+            break;
+        case 'T':
+            if (strcmp(optarg, "none") == 0)
+                pc->trim = TRIM_NONE;
+            else if (strcmp(optarg, "partition") == 0)
+                pc->trim = TRIM_PARTITION;
+            else if (strcmp(optarg, "proof") == 0)
+                pc->trim = TRIM_PROOF;
+            else
+                return cli_error(2, "batch: --trim must be none, partition or proof, got '%s'", optarg);
+            break;
+        case 'b':
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "auto"))
+                return cli_error(2, "batch: --backend must be cpu, gpu or auto, got '%s'", optarg);
+            o->backend = optarg;
+            break;
+        case 't':
+            if (!cli_parse_u64(&v, "batch", "threads", optarg))
+                return 2;
+            if (v > 1024)
+                return cli_error(2, "batch: --threads must be at most 1024, got %s", optarg);
+            pc->threads = (unsigned)v;
+            break;
+        case 'm':
+            if (!cli_parse_u64(&v, "batch", "sample-ms", optarg))
+                return 2;
+            if (v > 60000)
+                return cli_error(2, "batch: --sample-ms must be at most 60000, got %s", optarg);
+            o->sample_ms = (unsigned)v;
+            break;
+        case 's':
+            if (!cli_parse_u64(&pc->seed, "batch", "seed", optarg))
+                return 2;
+            break;
+        case 'i':
+            if (!parse_inject(o, optarg))
+                return 2;
+            break;
+        case 'L':
+            if (params_load_parse(&o->params_load, optarg) < 0)
+                return cli_error(2, "batch: --params-load must be mmap or heap, got '%s'", optarg);
+            break;
+        case 'M':
+            if (!analyze_parse_size(&o->mem_limit, optarg))
+                return cli_error(2, "batch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
+            break;
+        case METRICS_OPT_LISTEN:
+        case METRICS_OPT_FILE:
+        case METRICS_OPT_LINGER: {
+            char merr[256];
+            if (metrics_opts_set(&o->metrics, c, optarg, merr, sizeof merr) < 0)
+                return cli_error(2, "batch: %s", merr);
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        default: return cli_bad_option("batch", argc, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_error(2, "batch: unexpected argument '%s' (see zkbench batch --help)", argv[optind]);
+    if ((o->metrics.listen || o->metrics.file) && o->sample_ms == 0)
+        return cli_error(2, "batch: --listen and --metrics-file export the sampler: --sample-ms must be above 0");
+    if (!queue_set)
+        pc->gpu_queue = pc->gpu_workers;
+    if (pc->concurrency > pc->count)
+        pc->concurrency = pc->count;
+    return -1;
+}
+
+/* ---- console ---------------------------------------------------------------- */
+
+struct console {
+    bool tty;
+    run_files_t *rf;
+    sampler_t *sampler;
+    double t0;
+    unsigned last_done;
+};
+
+static void fmt_gib(char *out, size_t cap, uint64_t bytes)
+{
+    snprintf(out, cap, "%.2f GiB", (double)bytes / (double)(1ull << 30));
+}
+
+/* GiB, or MiB below one GiB (a small cap reads "9.06 MiB", not "0.01 GiB"). */
+static void fmt_size(char *out, size_t cap, uint64_t bytes)
+{
+    if (bytes >= 1ull << 30)
+        fmt_gib(out, cap, bytes);
+    else
+        snprintf(out, cap, "%.2f MiB", (double)bytes / (double)(1ull << 20));
+}
+
+static void console_progress(void *ctx, unsigned done, unsigned count)
+{
+    struct console *c = ctx;
+    sample_t x = {0};
+    uint64_t ticks = 0, peak = 0;
+    double med = 0;
+    int werr = c->sampler ? sampler_write_error(c->sampler) : 0;
+    if (werr < 0)
+        run_files_fail(c->rf, "samples.csv", werr); /* the pipeline stops on it */
+    if (c->sampler) {
+        sampler_latest(c->sampler, &x);
+        sampler_stats(c->sampler, &ticks, &med, &peak);
+    } else {
+        sysinfo_rss(&x.rss, &peak);
+    }
+    double el = run_clock_now() - c->t0;
+    char rss[32], pk[32];
+    fmt_gib(rss, sizeof rss, x.rss);
+    fmt_gib(pk, sizeof pk, peak);
+    if (c->tty) {
+        char eta[32] = "--";
+        if (done > 0 && done < count)
+            snprintf(eta, sizeof eta, "%.0f s", el / done * (count - done));
+        printf("\rproofs %u/%u  RSS %s  peak %s  %.2f s/proof  ETA %s   ", done, count, rss, pk,
+               done ? el / done : 0.0, eta);
+        fflush(stdout);
+    } else if (done != c->last_done) {
+        printf("proofs %u/%u done at %.1f s, RSS %s, peak %s\n", done, count, el, rss, pk);
+        fflush(stdout);
+    }
+    c->last_done = done;
+}
+
+/* The sampler's after_tick: buffers.csv rows once per tick. */
+static void drain_buffers(void *ctx)
+{
+    run_files_drain(ctx);
+}
+
+/* run_files' proof hook: the proof-duration histogram. */
+static void batch_proof_metrics(void *ctx, double wall_ms)
+{
+    metrics_observe_proof(ctx, wall_ms / 1e3);
+}
+
+/* The work is over: the final values served until scraped (when proofs
+ * ran), and written. */
+static void batch_metrics_end(const struct batch_opts *o, bool ran)
+{
+    if (!metrics_export_metrics(o->mx))
+        return;
+    static volatile sig_atomic_t no_wait = 1;
+    volatile sig_atomic_t *stop = ran ? &stop_requested : &no_wait;
+    if (metrics_export_address(o->mx) && o->metrics.linger_s && !*stop) {
+        printf("  metrics          serving the final values until scraped (at most %u s)\n", o->metrics.linger_s);
+        fflush(stdout);
+    }
+    char err[4400];
+    if (metrics_export_end(o->mx, stop, err, sizeof err) < 0)
+        fprintf(stderr, "zkbench: batch: %s\n", err);
+}
+
+/* ---- run.json --------------------------------------------------------------- */
+
+static const char *dealloc_name(enum dealloc_mode m)
+{
+    return m == DEALLOC_SYNC ? "sync" : m == DEALLOC_ASYNC ? "async" : "async-serial";
+}
+
+static const char *trim_name(enum pipeline_trim t)
+{
+    return t == TRIM_NONE ? "none" : t == TRIM_PARTITION ? "partition" : "proof";
+}
+
+static json_t *json_config(const struct batch_opts *o, const char *backend, const char *spec,
+                           const char *params_path)
+{
+    const struct pipeline_config *pc = &o->pc;
+    return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:s, "
+                     "s:o}",
+                     "count", pc->count, "concurrency", pc->concurrency, "partitions", pc->partitions,
+                     "circuit", o->circuit, "circuit_resolved", spec, "pw", pc->pw, "gpu_workers",
+                     pc->gpu_workers, "gpu_queue", pc->gpu_queue, "finish_workers", pc->finish_workers,
+                     "split", pc->split, "dealloc", dealloc_name(pc->dealloc), "trim", trim_name(pc->trim),
+                     "threads", pc->threads ? pc->threads : parallel_default_threads(), "backend", backend,
+                     "params", params_path, "sample_ms", o->sample_ms, "verify", pc->verify,
+                     "seed", (json_int_t)pc->seed, "inject", o->inject_text, "mem_limit",
+                     o->mem_limit ? json_integer((json_int_t)o->mem_limit) : json_null());
+}
+
+/* How the parameters were loaded (README, "--params-load"). */
+static json_t *json_params(const struct param_cache_info *in)
+{
+    return json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:I, s:f}", "load", params_load_name(in->load), "file",
+                     in->params_path, "map", in->map_path, "generated", in->generated, "map_rebuilt", in->rebuilt,
+                     "map_rebuilt_why", in->why, "mapped_bytes", (json_int_t)in->mapped_bytes, "verify_s",
+                     in->verify_s);
+}
+
+/* The sizes behind the bytes of a partition (docs/diagnosis.md, "Bytes
+ * per partition"). */
+static json_t *json_circuit_shape(const groth16_shape_t *sh)
+{
+    const r1cs_t *cs = sh->cs;
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "constraints", (json_int_t)cs->num_constraints, "inputs",
+                     (json_int_t)cs->num_inputs, "variables", (json_int_t)r1cs_num_vars(cs), "domain",
+                     (json_int_t)sh->n, "a_density", (json_int_t)sh->n_a, "b_density", (json_int_t)sh->n_b);
+}
+
+static json_t *json_machine(const sysinfo_t *si)
+{
+    return json_pack("{s:s, s:i, s:I, s:s, s:i, s:s, s:I}", "cpu", si->cpu, "cores", si->cores, "ram_bytes",
+                     (json_int_t)si->ram_bytes, "os", si->os, "gpus", si->gpus, "gpu", si->gpu,
+                     "gpu_mem_bytes", (json_int_t)si->gpu_mem_bytes);
+}
+
+static json_t *json_versions(const sysinfo_t *si)
+{
+    int rt = 0, drv = 0;
+    char cuda[64] = "none";
+    if (kernels_cuda_version(&rt, &drv) == 0)
+        snprintf(cuda, sizeof cuda, "runtime %d.%d, driver %d.%d", rt / 1000, rt % 1000 / 10, drv / 1000,
+                 drv % 1000 / 10);
+    return json_pack("{s:s, s:s, s:s}", "commit", si->commit, "jemalloc", si->jemalloc, "cuda", cuda);
+}
+
+static json_t *json_baseline(const sample_t *b)
+{
+    uint64_t tracked = 0;
+    for (int k = 0; k < MEM_KIND_COUNT; k++)
+        tracked += b->live[k];
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "rss", (json_int_t)b->rss, "rss_anon",
+                     (json_int_t)b->rss_anon, "rss_file", (json_int_t)b->rss_file, "je_allocated",
+                     (json_int_t)b->je_allocated, "je_active", (json_int_t)b->je_active, "je_resident",
+                     (json_int_t)b->je_resident, "gpu_used", (json_int_t)b->gpu_used, "tracked",
+                     (json_int_t)tracked);
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+/* Sets the mallctl NAME (of the type of *v) and reads it back: 0 when it
+ * holds *v, else -errno with err naming it. */
+static int allocator_set(const char *name, const void *v, size_t len, char *err, size_t errlen)
+{
+    unsigned char got[sizeof(ssize_t)] = {0};
+    size_t sz = len;
+    int rc = len <= sizeof got ? mallctl(name, NULL, NULL, (void *)v, len) : EINVAL;
+    if (rc == 0)
+        rc = mallctl(name, got, &sz, NULL, 0);
+    if (rc == 0 && (sz != len || memcmp(got, v, len) != 0))
+        rc = EIO; /* accepted, but does not hold */
+    if (rc != 0)
+        snprintf(err, errlen, "mallctl %s: %s", name, strerror(rc));
+    return -rc;
+}
+
+/*
+ * --inject no-purge: from now on, pages freed to jemalloc stay with it
+ * (je_dirty), so RSS stays above je_allocated after the pipeline drains — the
+ * allocator retention `zkbench analyze` must name. With jemalloc 5.3 that
+ * takes three settings; without any one of them a path remains that returns
+ * the pages (found on porep 2^14 with strace and jemalloc's stats; numbers in
+ * docs/diagnosis.md, "retention"):
+ *
+ * - decay off (-1) in every arena that exists already: `arenas.*_decay_ms`
+ *   is only the default for arenas created later, and arena 0 (the main
+ *   thread's) and the arenas of threads started earlier keep the 10 s decay;
+ * - the defaults off too, before the first allocation of opt.oversize_threshold
+ *   (8 MiB) or more creates the huge arena: jemalloc forces that arena's decay
+ *   to 0 (purge on free) when the default is above 0, and purges freed extents
+ *   of that size eagerly in any arena whose decay is not -1;
+ * - background threads on. The prover starts short-lived threads (parallel
+ *   loops, the b_g2 MSM, async frees); when the last thread bound to an arena
+ *   exits, jemalloc purges that arena completely, whatever its decay — unless
+ *   background threads are enabled, which then do the decaying, and with decay
+ *   -1 they never purge. Without this the freed pages end in je_retained
+ *   (returned to the OS) and the run looks healthy.
+ *
+ * Returns 0, or -errno with err naming the mallctl that failed.
+ */
+static int allocator_keep_freed(char *err, size_t errlen)
+{
+    static const char *const kinds[] = {"dirty", "muzzy"};
+    const ssize_t never = -1;
+    const bool on = true;
+    char name[64];
+    int rc;
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(name, sizeof name, "arenas.%s_decay_ms", kinds[k]);
+        if ((rc = allocator_set(name, &never, sizeof never, err, errlen)) < 0)
+            return rc;
+    }
+    unsigned narenas = 0;
+    size_t sz = sizeof narenas;
+    if ((rc = mallctl("arenas.narenas", &narenas, &sz, NULL, 0)) != 0)
+        return snprintf(err, errlen, "mallctl arenas.narenas: %s", strerror(rc)), -rc;
+    for (unsigned i = 0; i < narenas; i++) {
+        bool init = false;
+        sz = sizeof init;
+        snprintf(name, sizeof name, "arena.%u.initialized", i);
+        if (mallctl(name, &init, &sz, NULL, 0) != 0 || !init)
+            continue; /* created later, with the defaults above */
+        for (size_t k = 0; k < 2; k++) {
+            snprintf(name, sizeof name, "arena.%u.%s_decay_ms", i, kinds[k]);
+            if ((rc = allocator_set(name, &never, sizeof never, err, errlen)) < 0)
+                return rc;
+        }
+    }
+    return allocator_set("background_thread", &on, sizeof on, err, errlen);
+}
+
+/* ---- loading the circuit and the parameters ------------------------------- */
+
+/* What the load makes, on a thread of its own so that SIGINT is answered
+ * (run.json marked interrupted at once) while it runs: the parameter
+ * generation or load of a large circuit takes minutes. */
+struct load_job {
+    const struct batch_opts *o;
+    circuit_t *circ;
+    groth16_shape_t *shape;
+    groth16_params_t *pk;
+    struct param_cache_info *pinfo;
+    bool have_pinfo;
+    char params_path[4096];
+    int status;     /* 0: loaded; else the exit status for msg */
+    char msg[1100];
+    atomic_bool done;
+};
+
+static void *load_main(void *arg)
+{
+    struct load_job *j = arg;
+    const struct batch_opts *o = j->o;
+    char err[1024];
+    int rc;
+    j->status = 0;
+    if ((rc = circuit_from_spec(&j->circ, o->circuit, o->pc.partitions, err, sizeof err)) < 0) {
+        j->status = 2;
+        snprintf(j->msg, sizeof j->msg, "%s", err);
+    } else if (j->circ->prove) {
+        /* a circuit with its own keys (zkey): no parameter file, no shape */
+        if (o->params) {
+            j->status = 2;
+            snprintf(j->msg, sizeof j->msg, "--params does not go with --circuit %s (the zkey holds the keys)",
+                     o->circuit);
+        }
+        snprintf(j->params_path, sizeof j->params_path, "(the zkey)");
+    } else if ((rc = groth16_shape_new(&j->shape, j->circ->r1cs)) < 0) {
+        j->status = 1;
+        snprintf(j->msg, sizeof j->msg, "cannot prepare the circuit: %s", strerror(-rc));
+    } else {
+        /* an explicit file, or the cache (generated once per circuit); mapped
+         * read-only from a layout cache, or decoded onto the heap */
+        rc = o->params ? param_cache_open_file(&j->pk, o->params, j->shape, o->params_load, o->pc.threads, j->pinfo,
+                                               err, sizeof err)
+                       : param_cache_open(&j->pk, j->circ, j->shape, o->params_load, o->pc.threads, j->pinfo, err,
+                                          sizeof err);
+        if (rc < 0) {
+            j->status = rc == -ENOMEM ? 1 : o->params || rc == -EINVAL ? 2 : 1;
+            snprintf(j->msg, sizeof j->msg, "%s", err);
+        } else {
+            snprintf(j->params_path, sizeof j->params_path, "%s", j->pinfo->params_path);
+            j->have_pinfo = true;
+        }
+    }
+    atomic_store(&j->done, true);
+    return NULL;
+}
+
+/* run.json's state now: status and outcome, interrupted. */
+static void json_set_state(json_t *root, const char *state, bool interrupted)
+{
+    json_object_set_new(root, "status", json_string(state));
+    json_object_set_new(root, "outcome", json_string(state));
+    json_object_set_new(root, "interrupted", json_boolean(interrupted));
+}
+
+/*
+ * The batch itself, in this process, after the checks cmd_batch makes and
+ * in the folder it made: everything from the device check on (CUDA is first
+ * touched here, so a capped batch's child, not the parent, initializes it:
+ * a CUDA context does not survive fork). cap: the cgroup this process runs
+ * in, or NULL. SIGINT/SIGTERM (on_signal) are handled from the start: at
+ * any point the run ends with run.json marked interrupted and exit 130.
+ * A file that cannot be written (a full disk) stops the run: exit 1 with
+ * one line naming the file, run.json marked failed if it can be written.
+ */
+static int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t *cap)
+{
+    struct batch_opts o = *o_in;
+    char err[1024];
+    int rc;
+    int gpus = 0;
+    kernels_device_count(&gpus);
+    const char *backend = "cpu";
+    if (strcmp(o.backend, "gpu") == 0) {
+        if (gpus == 0)
+            return cli_error(2, "batch: --backend gpu: no CUDA device (%s)", kernels_last_error());
+        backend = "gpu";
+    } else if (strcmp(o.backend, "auto") == 0 && gpus > 0) {
+        backend = "gpu";
+    }
+
+    /* before anything large is allocated (the huge arena; see the function) */
+    if (o.pc.faults.no_purge && allocator_keep_freed(err, sizeof err) < 0)
+        return cli_error(1, "batch: --inject no-purge: %s", err);
+
+    double t0 = run_clock_now();
+    run_files_t *rf = NULL;
+    if (run_files_open(&rf, out_dir, t0, err, sizeof err) < 0)
+        return cli_error(1, "batch: %s", err);
+    mem_set_sink(run_files_mem_sink, rf);
+    if (strcmp(o.backend, "auto") == 0 && gpus == 0)
+        fprintf(stderr, "zkbench: batch: no CUDA device, using the CPU backend\n");
+    sysinfo_t si;
+    sysinfo_read(&si);
+
+    int status = 1;
+    groth16_pvk_t *pvk = NULL;
+    backend_t *be = NULL;
+    pipeline_t *pl = NULL;
+    sampler_t *sampler = NULL;
+    static struct param_cache_info pinfo; /* ~8.5 KiB: off the stack */
+    static struct load_job job;
+    memset(&job, 0, sizeof job);
+    job.o = &o;
+    job.pinfo = &pinfo;
+    atomic_init(&job.done, false);
+    struct pipeline_result res;
+    memset(&res, 0, sizeof res);
+    sample_t base;
+    memset(&base, 0, sizeof base);
+    uint64_t ticks = 0, peak = 0;
+    double med_tick = 0;
+    bool loaded = false, ran = false;
+    char werr[4400] = "";
+
+    /* run.json from the start, so that a run stopped at any point has one */
+    json_t *root = json_object();
+    json_object_set_new(root, "config", json_config(&o, backend, o.circuit, o.params ? o.params : ""));
+    json_object_set_new(root, "machine", json_machine(&si));
+    json_object_set_new(root, "versions", json_versions(&si));
+    json_set_state(root, "running", false);
+    if (run_files_write_json(rf, root, err, sizeof err) < 0)
+        goto finish;
+
+    if (o.mx) {
+        /* served from here on, the parameter load included; the circuit as
+         * asked for (the loader resolves it) */
+        struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = si.commit, .circuit = o.circuit,
+                                    .pw = o.pc.pw, .proofs_requested = o.pc.count, .heap = true,
+                                    .mem_limit = o.mem_limit ? o.mem_limit : metrics_cgroup_limit(getpid())};
+        if ((rc = metrics_export_start(o.mx, &mc, err, sizeof err)) < 0) {
+            cli_error(1, "batch: %s", err);
+            goto done;
+        }
+        run_files_set_proof_hook(rf, batch_proof_metrics, metrics_export_metrics(o.mx));
+    }
+
+    /* the circuit and the parameters, while answering SIGINT */
+    double tp = run_clock_now();
+    pthread_t loader;
+    if (!stop_requested) {
+        if (pthread_create(&loader, NULL, load_main, &job) != 0) {
+            load_main(&job);
+        } else {
+            bool noted = false;
+            while (!atomic_load(&job.done)) {
+                if (stop_requested && !noted) {
+                    /* recorded now: a second signal kills the process (on_signal) */
+                    noted = true;
+                    json_set_state(root, "interrupted", true);
+                    run_files_write_json(rf, root, err, sizeof err);
+                    fprintf(stderr, "zkbench: batch: interrupted; stopping once the parameters are %s "
+                                    "(again to quit at once)\n", o.params ? "loaded" : "loaded or generated");
+                }
+                struct timespec ts = {0, 20 * 1000000L};
+                nanosleep(&ts, NULL);
+            }
+            pthread_join(loader, NULL);
+        }
+        loaded = true;
+        if (job.status) {
+            status = cli_error(job.status, "batch: %s", job.msg);
+            goto done;
+        }
+    }
+    circuit_t *circ = job.circ;
+    groth16_shape_t *shape = job.shape;
+    groth16_params_t *pk = job.pk;
+    if (loaded) {
+        json_object_set_new(root, "config", json_config(&o, backend, circ->spec, job.params_path));
+        if (shape)
+            json_object_set_new(root, "circuit_shape", json_circuit_shape(shape));
+        if (job.have_pinfo)
+            json_object_set_new(root, "params", json_params(&pinfo));
+        printf("zkbench batch: %u proofs x %u partitions of %s (%s backend requested)\n", o.pc.count,
+               o.pc.partitions, circ->spec, o.backend);
+        if (job.have_pinfo) {
+            char line[8800];
+            param_cache_describe(line, sizeof line, &pinfo);
+            printf("parameters %s (%s in %.1f s)\n", line, pinfo.generated ? "generated" : "loaded", run_clock_now() - tp);
+        } else {
+            printf("parameters %s\n", job.params_path);
+        }
+    }
+    if (stop_requested)
+        goto stopped;
+
+    if ((rc = groth16_pvk_new(&pvk, circ->vk ? circ->vk : &pk->vk)) < 0) {
+        cli_error(1, "batch: out of memory");
+        goto done;
+    }
+    if (strcmp(backend, "gpu") == 0 && circ->prove) {
+        if (strcmp(o.backend, "gpu") == 0) {
+            status = cli_error(2, "batch: --backend gpu: circuits from a zkey are proved on the CPU");
+            goto done;
+        }
+        backend = "cpu";
+    }
+    if (strcmp(backend, "gpu") == 0) {
+        double tu = run_clock_now();
+        if ((rc = backend_gpu_new(&be, pk, 0, err, sizeof err)) < 0) {
+            if (strcmp(o.backend, "gpu") == 0) {
+                cli_error(1, "batch: --backend gpu: %s", err);
+                goto done;
+            }
+            fprintf(stderr, "zkbench: batch: %s; using the CPU backend\n", err);
+            backend = "cpu";
+        } else {
+            printf("proving key resident on GPU 0 (uploaded in %.1f s)\n", run_clock_now() - tu);
+        }
+    }
+    json_object_set_new(root, "config", json_config(&o, backend, circ->spec, job.params_path));
+
+    struct console con = {.tty = isatty(STDOUT_FILENO), .rf = rf};
+    struct pipeline_env env = {.circ = circ, .pk = pk, .shape = shape, .pvk = pvk, .backend = be, .rf = rf,
+                               .t0 = t0,
+                               .stop_flag = &stop_requested, .progress = console_progress,
+                               .progress_ctx = &con};
+    if ((rc = pipeline_new(&pl, &o.pc, &env)) < 0) {
+        cli_error(1, "batch: out of memory");
+        goto done;
+    }
+    struct sampler_config sc = {.period_ms = o.sample_ms, .pid = 0, .gpu = strcmp(backend, "gpu") == 0,
+                                .t0 = t0, .occupancy = pipeline_occupancy, .ctx = pl,
+                                .after_tick = drain_buffers, .tick_ctx = rf,
+                                .on_sample = o.mx ? metrics_on_sample : NULL,
+                                .sample_ctx = metrics_export_metrics(o.mx)};
+    metrics_set_gpu(metrics_export_metrics(o.mx), sc.gpu); /* the backend is settled now */
+    if (o.sample_ms) {
+        if ((rc = sampler_start(&sampler, &sc, run_files_samples(rf))) < 0) {
+            cli_error(1, "batch: cannot start the sampler: %s", strerror(-rc));
+            goto done;
+        }
+        sampler_read(sampler, &base);
+    } else {
+        sysinfo_rss(&base.rss, &base.hwm);
+    }
+    json_t *baseline = json_baseline(&base);
+    struct memcap_stats cg;
+    if (cap && memcap_read(cap, &cg) == 0) /* the cgroup's view, page cache and kernel memory included */
+        json_object_set_new(baseline, "cgroup_bytes", json_integer((json_int_t)cg.current));
+    json_object_set_new(root, "baseline", baseline);
+    if (!stop_requested)
+        json_set_state(root, "running", false);
+    run_files_write_json(rf, root, err, sizeof err);
+
+    con.sampler = sampler;
+    con.t0 = run_clock_now();
+    ran = true;
+    if (run_files_error(rf, NULL, 0) == 0)
+        rc = pipeline_run(pl, &res);
+    if (con.tty)
+        printf("\n");
+
+    peak = base.rss;
+    if (sampler) {
+        /* a short idle drain, so the state after the work is in several
+         * samples rather than one */
+        unsigned drain_ms = o.sample_ms * 10 > 250 ? o.sample_ms * 10 : 250;
+        struct timespec ts = {drain_ms / 1000, (long)(drain_ms % 1000) * 1000000L};
+        if (!res.interrupted && run_files_error(rf, NULL, 0) == 0)
+            nanosleep(&ts, NULL);
+        sampler_stats(sampler, &ticks, &med_tick, &peak);
+        int serr = sampler_stop(sampler);
+        if (serr < 0)
+            run_files_fail(rf, "samples.csv", serr);
+        sampler = NULL;
+    }
+stopped:
+    if (!ran) {
+        /* stopped before the work: no proof, the state of now */
+        res.interrupted = true;
+        sysinfo_rss(&base.rss, &base.hwm);
+        json_object_set_new(root, "baseline", json_baseline(&base));
+        peak = base.rss;
+        rc = 0;
+    }
+    uint64_t rss_now = 0, hwm = 0;
+    if (sysinfo_rss(&rss_now, &hwm) == 0 && hwm > peak)
+        peak = hwm;
+    run_files_drain(rf);
+
+    double s_per_proof = res.proofs_done ? res.wall_s / res.proofs_done : 0;
+    double per_min = res.wall_s > 0 ? res.proofs_done / res.wall_s * 60.0 : 0;
+    json_t *summary = json_pack(
+        "{s:I, s:I, s:f, s:f, s:i, s:i, s:f, s:{s:f, s:f, s:f}, s:{s:I, s:f}}", "baseline_rss",
+        (json_int_t)base.rss, "peak_rss", (json_int_t)peak, "s_per_proof", s_per_proof, "proofs_per_min", per_min,
+        "proofs_done", res.proofs_done, "proofs_failed", res.proofs_failed, "wall_s", res.wall_s, "proof_wall_ms",
+        "avg", res.proof_ms_avg, "min", res.proof_ms_min, "max", res.proof_ms_max, "sampler", "ticks",
+        (json_int_t)ticks, "median_tick_us", med_tick);
+    json_object_set_new(root, "summary", summary);
+    bool write_failed = run_files_error(rf, werr, sizeof werr) < 0;
+    const char *st = write_failed || rc < 0 || res.proofs_failed ? "failed"
+                     : res.interrupted                            ? "interrupted"
+                                                                  : "complete";
+    json_set_state(root, st, res.interrupted);
+    if (write_failed)
+        json_object_set_new(root, "error", json_string(werr));
+    else if (rc < 0)
+        json_object_set_new(root, "error", json_string(strerror(-rc)));
+    char jerr[4400] = "";
+    bool json_ok = run_files_write_json(rf, root, jerr, sizeof jerr) == 0;
+    if (write_failed) {
+        status = cli_error(1, "batch: %s; stopped after %u of %u proofs%s", werr, res.proofs_done, o.pc.count,
+                           json_ok ? " (run.json says failed)" : "");
+        goto done;
+    }
+    if (!json_ok) {
+        status = cli_error(1, "batch: %s", jerr);
+        goto done;
+    }
+
+    char b1[32], b2[32], b3[32];
+    fmt_gib(b1, sizeof b1, base.rss);
+    fmt_gib(b2, sizeof b2, peak);
+    fmt_gib(b3, sizeof b3, peak - (peak > base.rss ? base.rss : peak));
+    /* "all verified" only when there are proofs and all of them were */
+    char how[64];
+    if (res.proofs_failed)
+        snprintf(how, sizeof how, " (some FAILED verification)");
+    else if (res.proofs_done == 0)
+        snprintf(how, sizeof how, res.interrupted ? ", none done" : "");
+    else if (!o.pc.verify)
+        snprintf(how, sizeof how, ", not verified");
+    else if (res.interrupted)
+        snprintf(how, sizeof how, ", the %u done verified", res.proofs_done);
+    else
+        snprintf(how, sizeof how, ", all verified");
+    printf("\n%s: %u of %u proofs%s\n", res.interrupted ? "interrupted" : "done", res.proofs_done, o.pc.count, how);
+    if (ran) {
+        printf("  proof wall time  avg %.2f s, min %.2f s, max %.2f s\n", res.proof_ms_avg / 1e3,
+               res.proof_ms_min / 1e3, res.proof_ms_max / 1e3);
+        printf("  throughput       %.2f proofs/min, %.2f s/proof (%.1f s in all)\n", per_min, s_per_proof,
+               res.wall_s);
+        printf("  memory           baseline RSS %s, peak RSS %s (+%s)\n", b1, b2, b3);
+    }
+    if (ticks)
+        printf("  sampler          %llu ticks every %u ms, median tick %.0f us\n", (unsigned long long)ticks,
+               o.sample_ms, med_tick);
+    printf("  files            %s/\n", out_dir);
+    if (rc < 0)
+        status = cli_error(1, "batch: the prover failed: %s", strerror(-rc));
+    else if (res.proofs_failed)
+        status = cli_error(1, "batch: %u proof(s) did not verify", res.proofs_failed);
+    else
+        status = res.interrupted ? 130 : 0;
+done:
+    if (sampler) {
+        int serr = sampler_stop(sampler);
+        if (serr < 0)
+            run_files_fail(rf, "samples.csv", serr);
+    }
+    batch_metrics_end(&o, ran);
+    pipeline_free(pl);
+    groth16_pvk_free(pvk);
+    backend_free(be);
+    params_free(job.pk);
+    groth16_shape_free(job.shape);
+    circuit_free(job.circ);
+    dealloc_drain();
+finish:
+    if (root && !json_object_get(root, "summary")) {
+        /* stopped by an error before the summary */
+        bool intr = stop_requested && status != 1;
+        json_set_state(root, status == 0 ? "complete" : intr ? "interrupted" : "failed", intr);
+        if (run_files_error(rf, werr, sizeof werr) < 0)
+            json_object_set_new(root, "error", json_string(werr));
+        run_files_write_json(rf, root, err, sizeof err);
+        if (status == 0 || (status != 1 && status != 2 && status != 130))
+            status = 1;
+        if (run_files_error(rf, werr, sizeof werr) < 0 && status != 2)
+            status = cli_error(1, "batch: %s", werr);
+    }
+    mem_set_sink(NULL, NULL);
+    int crc = run_files_close(rf);
+    if (crc < 0 && (status == 0 || status == 130))
+        status = cli_error(1, "batch: cannot write the run's files in %s: %s", out_dir, strerror(-crc));
+    json_decref(root);
+    return status;
+}
+
+/* ---- --mem-limit: the batch in a capped child ------------------------------- */
+
+static volatile sig_atomic_t forward_pid;
+
+/* The parent's SIGINT/SIGTERM: passed on to the batch. Signals from the
+ * terminal (si_code SI_KERNEL) went to the whole foreground process group,
+ * the batch included, so passing them on would make them two. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (forward_pid > 0 && si->si_code != SI_KERNEL)
+        kill((pid_t)forward_pid, sig);
+}
+
+/* Records in run.json how the capped child ended; returns the exit status. */
+static int batch_capped_finish(const struct batch_opts *o, const char *out_dir, const memcap_t *cap, int wstatus,
+                               const struct memcap_stats *before)
+{
+    struct memcap_stats after;
+    bool have = memcap_read(cap, &after) == 0;
+    char err[1024];
+    json_t *root = NULL;
+    int lrc = run_outcome_load(&root, out_dir, err, sizeof err);
+    if (WIFEXITED(wstatus)) {
+        int code = WEXITSTATUS(wstatus);
+        if (lrc < 0)
+            return code; /* refused before it wrote anything (it said why) */
+        const char *st = json_string_value(json_object_get(root, "outcome"));
+        run_outcome_set(root, st ? st : "failed", o->mem_limit, cap, have ? &after : NULL);
+        if (run_outcome_save(out_dir, root, err, sizeof err) < 0 && code == 0)
+            code = cli_error(1, "batch: %s", err);
+        json_decref(root);
+        return code;
+    }
+
+    int sig = WTERMSIG(wstatus);
+    bool oom = sig == SIGKILL && have && after.oom_kill > before->oom_kill;
+    if (lrc < 0) {
+        /* killed before it wrote run.json: a new one, with what is known */
+        root = json_object();
+        if (lrc != -ENOENT)
+            json_object_set_new(root, "error", json_string(err));
+        out_mkdir_p(out_dir);
+    }
+    if (!json_object_get(root, "summary")) {
+        json_t *b = json_object_get(json_object_get(root, "baseline"), "rss");
+        json_object_set_new(root, "summary", run_outcome_summary(out_dir, (uint64_t)json_integer_value(b)));
+    }
+    json_object_set_new(root, "interrupted", json_false());
+    const char *name = sigabbrev_np(sig);
+    char signame[32];
+    snprintf(signame, sizeof signame, "SIG%s", name ? name : "?");
+    json_object_set_new(root, "signal", json_string(signame));
+    run_outcome_set(root, oom ? "oom-killed" : "killed", o->mem_limit, cap, have ? &after : NULL);
+    json_object_set_new(root, "status", json_string(oom ? "oom-killed" : "killed"));
+    int src = run_outcome_save(out_dir, root, err, sizeof err);
+
+    json_t *summary = json_object_get(root, "summary");
+    uint64_t peak = (uint64_t)json_integer_value(json_object_get(summary, "peak_rss"));
+    json_int_t done = json_integer_value(json_object_get(summary, "proofs_done"));
+    json_decref(root);
+    if (isatty(STDOUT_FILENO)) { /* end the child's progress line */
+        putchar('\n');
+        fflush(stdout);
+    }
+    if (src < 0)
+        cli_error(1, "batch: %s", err);
+    /* the peak the limit applies to: the cgroup's (RSS counts file pages
+     * charged elsewhere, and misses page cache and kernel memory) */
+    char lim[32], pk[32];
+    fmt_size(lim, sizeof lim, o->mem_limit);
+    fmt_size(pk, sizeof pk, have && after.peak ? after.peak : peak);
+    if (oom)
+        return cli_error(3, "batch: OOM-killed under --mem-limit %s at peak %s after %lld of %u proofs; files in %s/",
+                         lim, pk, (long long)done, o->pc.count, out_dir);
+    return cli_error(1, "batch: the batch process died of %s (no OOM kill in its cgroup) after %lld of %u proofs; "
+                        "files in %s/",
+                     signame, (long long)done, o->pc.count, out_dir);
+}
+
+/*
+ * Runs the batch in a child process inside cap and waits for it outside:
+ * the parent survives an OOM kill of the child and finishes run.json.
+ * SIGINT/SIGTERM sent to the parent go on to the child, which stops as an
+ * uncapped batch does.
+ */
+static int batch_capped(const struct batch_opts *o, const char *out_dir, const memcap_t *cap)
+{
+    struct memcap_stats before = {0};
+    memcap_read(cap, &before);
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    fflush(NULL);
+    pid_t parent = getpid(), pid = fork();
+    if (pid == 0) {
+        struct sigaction stop = {.sa_handler = on_signal};
+        sigaction(SIGINT, &stop, NULL);
+        sigaction(SIGTERM, &stop, NULL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        /* a parent that dies cannot finish run.json: stop as on SIGTERM */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        int rc = memcap_enter(cap, 0);
+        if (rc < 0)
+            _exit(cli_error(2, "batch: --mem-limit: cannot move the batch into %s/cgroup.procs: %s",
+                            memcap_path(cap), strerror(-rc)));
+        int status = batch_run(o, out_dir, cap);
+        fflush(NULL);
+        _exit(status);
+    }
+    int status;
+    if (pid < 0) {
+        status = cli_error(1, "batch: fork: %s", strerror(errno));
+    } else {
+        forward_pid = pid;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int ws;
+        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        forward_pid = 0;
+        status = batch_capped_finish(o, out_dir, cap, ws, &before);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return status;
+}
+
+/* The checks made before any file is written; -1 to go on, else the exit
+ * status after one line. */
+static int batch_check(const struct batch_opts *o)
+{
+    char err[1024];
+    if (circuit_check_spec(o->circuit, o->pc.partitions, err, sizeof err) < 0)
+        return cli_error(2, "batch: %s", err);
+    if (o->params) {
+        params_error_t perr;
+        if (access(o->params, R_OK) != 0)
+            return cli_error(2, "batch: --params %s: cannot read: %s", o->params, strerror(errno));
+        if (params_check_layout(o->params, &perr) < 0)
+            return cli_error(2, "batch: --params %s", perr.msg);
+    }
+    return -1;
+}
+
+int cmd_batch_check(int argc, char **argv)
+{
+    struct batch_opts o;
+    int rc = parse_args(&o, argc, argv);
+    if (rc >= 0)
+        return rc == 0 ? 2 : rc; /* --help is no batch */
+    return batch_check(&o);
+}
+
+int cmd_batch(int argc, char **argv)
+{
+    /* first: an interrupt at any later point ends the run with run.json
+     * marked interrupted, never kills it outright */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    struct batch_opts o;
+    int rc = parse_args(&o, argc, argv);
+    if (rc >= 0)
+        return rc;
+    char err[1024];
+
+    /* everything checkable is checked before any work or file */
+    if ((rc = batch_check(&o)) >= 0)
+        return rc;
+    /* the port bound now: one in use is refused before any work or file */
+    if (metrics_export_new(&o.mx, &o.metrics, err, sizeof err) < 0)
+        return cli_error(2, "batch: %s", err);
+    memcap_t *cap = NULL;
+    if (o.mem_limit && (rc = memcap_new(&cap, o.mem_limit, err, sizeof err)) < 0) {
+        metrics_export_free(o.mx);
+        return cli_error(2, "batch: --mem-limit: %s", err);
+    }
+    /* made here, so a capped batch's parent and child agree */
+    char out_dir[4096];
+    if ((rc = run_dir_create(out_dir, sizeof out_dir, o.out, "", o.force, err, sizeof err)) < 0) {
+        memcap_free(cap);
+        metrics_export_free(o.mx);
+        return cli_error(2, "batch: %s", err);
+    }
+    if (metrics_export_address(o.mx)) {
+        printf("metrics at http://%s/metrics\n", metrics_export_address(o.mx));
+        fflush(stdout);
+    }
+    if (!cap) {
+        rc = batch_run(&o, out_dir, NULL);
+        metrics_export_free(o.mx);
+        return rc;
+    }
+    rc = batch_capped(&o, out_dir, cap);
+    memcap_free(cap);
+    metrics_export_free(o.mx);
+    return rc;
+}

@@ -1,0 +1,439 @@
+/*
+ * `zkbench check RUN_DIR --baseline FILE`: the CI regression gate. The run
+ * is analyzed (analyze.h) and compared with the limits of a baseline file:
+ * peak RSS, footprint per partition, leak rate, the verdict, and s/proof as
+ * a ratio to a reference run on the same machine (skipped on another).
+ * `--write-baseline FILE` makes such a file from a good run (batch or watch).
+ * A limit a run cannot be checked for (a footprint on a watch run) is
+ * reported as skipped; a baseline none of whose limits could be checked is
+ * an error. Exit 0: within limits; 1: a limit exceeded (report on stdout,
+ * one line on stderr); 2: bad arguments, run or baseline file.
+ *
+ * Baseline file (JSON, format "zkbench-baseline-1"; docs/diagnosis.md):
+ *   limits.peak_rss                {value (bytes), tolerance (fraction), slack (bytes)}
+ *   limits.footprint_per_partition {value, tolerance, slack}: the limit is
+ *                                  value * (1 + tolerance) + slack
+ *   limits.leak_bytes_per_proof    {max (bytes)}: the run fails when the
+ *                                  lower end of its 95% CI is above max
+ *   limits.growth_bytes_per_s      {max (bytes/s)}: a watch run without proof
+ *                                  boundaries, like leak_bytes_per_proof
+ *   limits.never_freed_bytes       {max (bytes)}: tracked (batch) or traced
+ *                                  (watch --trace) bytes never freed
+ *   limits.s_per_proof_ratio       {max}: run s/proof / reference s/proof
+ *   limits.verdicts                [allowed verdict names]
+ *   reference.machine, reference.s_per_proof: where the timing came from
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/diagnose/analyze.h"
+#include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
+#include "harness/run/run_csv.h"
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define BASELINE_FORMAT "zkbench-baseline-1"
+
+/* Default tolerances of --write-baseline. */
+#define TOL_PEAK 0.10
+#define PEAK_SLACK (4 << 20) /* bytes: RSS noise of small runs */
+#define TOL_FOOTPRINT 0.15
+#define LEAK_FLOOR (1.0 * MIB)
+#define LEAK_SHARE_OF_FOOTPRINT 0.02
+#define TIME_RATIO 1.25
+#define FOOTPRINT_SLACK (1.0 * MIB) /* plus 4 standard errors of the baseline's fit */
+#define NEVER_FREED_SLACK (1.0 * MIB)
+
+static void usage(FILE *f)
+{
+    fputs("usage: zkbench check RUN_DIR --baseline FILE\n"
+          "       zkbench check RUN_DIR --write-baseline FILE\n"
+          "Regression gate: analyzes RUN_DIR and compares peak RSS, footprint per\n"
+          "partition, leak rate, verdict and s/proof (as a ratio to the reference run,\n"
+          "only on the same machine) with the limits in FILE. Exit 0: within limits;\n"
+          "1: a limit exceeded; 2: bad input. --write-baseline makes FILE from a good\n"
+          "run with default tolerances (peak +10% + 4 MiB, footprint +15% + 4 se + 1 MiB,\n"
+          "leak <= max(1 MiB, 2% of the footprint), s/proof x1.25). From a watch run:\n"
+          "peak RSS, growth per proof (or per second), never-freed traced bytes and the\n"
+          "verdict; limits a run cannot be checked for are skipped. Format:\n"
+          "docs/diagnosis.md.\n",
+          f);
+}
+
+static const char *fb(char *buf, double v)
+{
+    double a = fabs(v);
+    if (!isfinite(v))
+        snprintf(buf, 24, "n/a");
+    else if (a >= GIB)
+        snprintf(buf, 24, "%.3f GiB", v / GIB);
+    else if (a >= MIB)
+        snprintf(buf, 24, "%.2f MiB", v / MIB);
+    else if (a >= 1024)
+        snprintf(buf, 24, "%.1f KiB", v / 1024);
+    else
+        snprintf(buf, 24, "%.0f B", v);
+    return buf;
+}
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The machine fields that decide whether timings compare. */
+static const char *const machine_keys[] = {"cpu", "cores", "gpu", "gpus", NULL};
+
+static json_t *machine_of(const json_t *m)
+{
+    json_t *o = json_object();
+    for (const char *const *k = machine_keys; *k; k++) {
+        json_t *v = json_object_get(m, *k);
+        if (v)
+            json_object_set(o, *k, v);
+    }
+    return o;
+}
+
+static int write_baseline_watch(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                                bool has_buffers);
+
+static int write_baseline(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                          bool has_buffers)
+{
+    if (r->verdict != ANALYZE_HEALTHY && r->verdict != ANALYZE_CAPACITY)
+        return cli_error(2, "check: %s: the run's verdict is %s (%s); a baseline must come from a healthy run", dir,
+                         analyze_verdict_name(r->verdict), r->reason);
+    if (r->watch)
+        return write_baseline_watch(dir, path, r, run_json, has_buffers);
+    if (!isfinite(r->peak_rss) || !isfinite(r->footprint_per_partition))
+        return cli_error(2, "check: %s: no footprint per partition could be fitted, so no baseline can be made", dir);
+    double leak_max = fmax(LEAK_FLOOR, LEAK_SHARE_OF_FOOTPRINT * r->footprint_per_partition);
+    if (isfinite(r->leak_hi))
+        leak_max = fmax(leak_max, r->leak_hi);
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    json_t *b = json_pack("{s:s,s:s,s:s,s:O?,s:O?}", "format", BASELINE_FORMAT, "created", when, "source_run", dir,
+                          "commit", json_object_get(json_object_get(run_json, "versions"), "commit"), "config",
+                          json_object_get(run_json, "config"));
+    json_t *ref = json_object();
+    json_object_set_new(ref, "machine", machine_of(json_object_get(run_json, "machine")));
+    json_object_set_new(ref, "s_per_proof", isfinite(r->s_per_proof) ? json_real(r->s_per_proof) : json_null());
+    json_object_set_new(ref, "peak_rss", json_integer((json_int_t)llround(r->peak_rss)));
+    json_object_set_new(ref, "footprint_per_partition", json_integer((json_int_t)llround(r->footprint_per_partition)));
+    json_object_set_new(ref, "leak_bytes_per_proof", isfinite(r->leak_rate) ? json_integer((json_int_t)llround(r->leak_rate)) : json_null());
+    json_object_set_new(ref, "verdict", json_string(analyze_verdict_name(r->verdict)));
+    json_object_set_new(b, "reference", ref);
+    json_t *lim = json_object();
+    json_object_set_new(lim, "peak_rss", json_pack("{s:I,s:f,s:I}", "value", (json_int_t)llround(r->peak_rss),
+                                                   "tolerance", TOL_PEAK, "slack", (json_int_t)PEAK_SLACK));
+    /* a footprint lost in the noise (small circuits) gets the fit's
+     * uncertainty as slack, so that another run of the same build passes */
+    double fp = fmax(r->footprint_per_partition, 0);
+    double slack = FOOTPRINT_SLACK + (isfinite(r->footprint_se) ? 4 * r->footprint_se : 0);
+    json_object_set_new(lim, "footprint_per_partition",
+                        json_pack("{s:I,s:f,s:I}", "value", (json_int_t)llround(fp), "tolerance", TOL_FOOTPRINT,
+                                  "slack", (json_int_t)llround(slack)));
+    json_object_set_new(lim, "leak_bytes_per_proof", json_pack("{s:I}", "max", (json_int_t)llround(leak_max)));
+    json_object_set_new(lim, "s_per_proof_ratio", json_pack("{s:f}", "max", TIME_RATIO));
+    json_object_set_new(lim, "verdicts", json_pack("[ss]", "healthy", "capacity"));
+    json_object_set_new(b, "limits", lim);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int rc = json_dump_file(b, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(b);
+    if (rc < 0 || rename(tmp, path) < 0) {
+        unlink(tmp);
+        return cli_error(2, "check: cannot write the baseline %s: %s", path, strerror(errno ? errno : EIO));
+    }
+    char a[24], c[24], d[24], e[24];
+    printf("baseline %s written from %s: peak RSS %s (+%.0f%%), footprint per partition %s (+%.0f%%), leak <= %s "
+           "per proof, s/proof %s x%.2f\n",
+           path, dir, fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, r->footprint_per_partition), 100 * TOL_FOOTPRINT,
+           fb(d, leak_max), isfinite(r->s_per_proof) ? (snprintf(e, sizeof e, "%.3f", r->s_per_proof), e) : "n/a",
+           TIME_RATIO);
+    return 0;
+}
+
+/* A baseline from a watch run: the limits a foreign process can be held
+ * to (peak RSS, growth per proof or per second, never-freed traced bytes,
+ * the verdict, s/proof between marks); no footprint per partition. */
+static int write_baseline_watch(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                                bool has_buffers)
+{
+    if (!isfinite(r->peak_rss))
+        return cli_error(2, "check: %s: no peak RSS, so no baseline can be made", dir);
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:O?}", "format", BASELINE_FORMAT, "created", when, "source_run", dir,
+                          "run_kind", "watch", "config", json_object_get(run_json, "config"));
+    double growth_max = fmax(LEAK_FLOOR, isfinite(r->leak_hi) ? r->leak_hi : 0);
+    json_t *ref = json_object();
+    json_object_set_new(ref, "machine", machine_of(json_object_get(run_json, "machine")));
+    json_object_set_new(ref, "s_per_proof", isfinite(r->s_per_proof) ? json_real(r->s_per_proof) : json_null());
+    json_object_set_new(ref, "peak_rss", json_integer((json_int_t)llround(r->peak_rss)));
+    json_object_set_new(ref, r->per_proof ? "leak_bytes_per_proof" : "growth_bytes_per_s",
+                        isfinite(r->leak_rate) ? json_integer((json_int_t)llround(r->leak_rate)) : json_null());
+    json_object_set_new(ref, "verdict", json_string(analyze_verdict_name(r->verdict)));
+    json_object_set_new(b, "reference", ref);
+    json_t *lim = json_object();
+    json_object_set_new(lim, "peak_rss", json_pack("{s:I,s:f,s:I}", "value", (json_int_t)llround(r->peak_rss),
+                                                   "tolerance", TOL_PEAK, "slack", (json_int_t)PEAK_SLACK));
+    json_object_set_new(lim, r->per_proof ? "leak_bytes_per_proof" : "growth_bytes_per_s",
+                        json_pack("{s:I}", "max", (json_int_t)llround(growth_max)));
+    double nf_max = 0;
+    if (has_buffers) {
+        nf_max = r->never_freed_bytes * (1 + TOL_PEAK) + NEVER_FREED_SLACK;
+        json_object_set_new(lim, "never_freed_bytes", json_pack("{s:I}", "max", (json_int_t)llround(nf_max)));
+    }
+    if (r->per_proof && isfinite(r->s_per_proof))
+        json_object_set_new(lim, "s_per_proof_ratio", json_pack("{s:f}", "max", TIME_RATIO));
+    json_object_set_new(lim, "verdicts", json_pack("[ss]", "healthy", "capacity"));
+    json_object_set_new(b, "limits", lim);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int rc = json_dump_file(b, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(b);
+    if (rc < 0 || rename(tmp, path) < 0) {
+        unlink(tmp);
+        return cli_error(2, "check: cannot write the baseline %s: %s", path, strerror(errno ? errno : EIO));
+    }
+    char a[24], c[24], d[24];
+    printf("baseline %s written from the watch run %s: peak RSS %s (+%.0f%%), growth <= %s per %s%s%s\n", path, dir,
+           fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, growth_max), r->per_proof ? "proof" : "second",
+           has_buffers ? ", never freed <= " : "", has_buffers ? fb(d, nf_max) : "");
+    return 0;
+}
+
+/* Reads a limit {value, tolerance, slack (optional, bytes)}: the limit is
+ * value * (1 + tolerance) + slack. False when absent or malformed. */
+static bool limit_pair(const json_t *lim, const char *key, double *value, double *tol, double *slack)
+{
+    const json_t *o = json_object_get(lim, key);
+    if (!o)
+        return false;
+    *value = num(o, "value");
+    *tol = num(o, "tolerance");
+    *slack = json_object_get(o, "slack") ? num(o, "slack") : 0;
+    return isfinite(*value) && isfinite(*tol) && *tol >= 0 && isfinite(*slack) && *slack >= 0;
+}
+
+static int check(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+                 bool has_buffers)
+{
+    json_error_t je;
+    json_t *b = json_load_file(path, 0, &je);
+    if (!b) {
+        if (access(path, F_OK) < 0)
+            return cli_error(2, "check: cannot read the baseline %s: %s", path, strerror(errno));
+        return cli_error(2, "check: %s:%d: %s, expected a baseline JSON object", path, je.line, je.text);
+    }
+    const char *fmt = json_string_value(json_object_get(b, "format"));
+    const json_t *lim = json_object_get(b, "limits"), *ref = json_object_get(b, "reference");
+    if (!fmt || strcmp(fmt, BASELINE_FORMAT) != 0 || !json_is_object(lim)) {
+        json_decref(b);
+        return cli_error(2, "check: %s: not a zkbench baseline (expected \"format\": \"%s\" and a \"limits\" object)",
+                         path, BASELINE_FORMAT);
+    }
+    /* A baseline that checks nothing would turn the gate off silently. */
+    static const char *const known[] = {"peak_rss", "footprint_per_partition", "leak_bytes_per_proof",
+                                        "growth_bytes_per_s", "never_freed_bytes", "s_per_proof_ratio", "verdicts",
+                                        NULL};
+    if (json_object_size(lim) == 0) {
+        json_decref(b);
+        return cli_error(2, "check: %s: \"limits\" is empty, expected at least one of peak_rss, "
+                         "footprint_per_partition, leak_bytes_per_proof, growth_bytes_per_s, never_freed_bytes, "
+                         "s_per_proof_ratio, verdicts", path);
+    }
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)lim, key, val) {
+        const char *const *k = known;
+        while (*k && strcmp(*k, key) != 0)
+            k++;
+        if (!*k) {
+            int rc = cli_error(2, "check: %s: unknown limit '%s', expected one of peak_rss, footprint_per_partition, "
+                               "leak_bytes_per_proof, growth_bytes_per_s, never_freed_bytes, s_per_proof_ratio, "
+                               "verdicts", path, key);
+            json_decref(b);
+            return rc;
+        }
+    }
+    double pv, pt, ps, fv, ft, fs;
+    bool has_peak = limit_pair(lim, "peak_rss", &pv, &pt, &ps),
+         has_fp = limit_pair(lim, "footprint_per_partition", &fv, &ft, &fs);
+    const json_t *jl = json_object_get(lim, "leak_bytes_per_proof"), *jt = json_object_get(lim, "s_per_proof_ratio"),
+                 *jv = json_object_get(lim, "verdicts"), *jgs = json_object_get(lim, "growth_bytes_per_s"),
+                 *jnf = json_object_get(lim, "never_freed_bytes");
+    double leak_max = num(jl, "max"), tmax = num(jt, "max"), gs_max = num(jgs, "max"), nf_max = num(jnf, "max");
+    if ((json_object_get(lim, "peak_rss") && !has_peak) || (json_object_get(lim, "footprint_per_partition") && !has_fp) ||
+        (jl && !isfinite(leak_max)) || (jt && !isfinite(tmax)) || (jv && !json_is_array(jv)) ||
+        (jgs && !isfinite(gs_max)) || (jnf && !isfinite(nf_max))) {
+        json_decref(b);
+        return cli_error(2, "check: %s: a limit is malformed (expected {\"value\": bytes, \"tolerance\": fraction}, "
+                         "{\"max\": number} or a list of verdicts)", path);
+    }
+    char a[24], c[24], d[24], e[24];
+    int failed = 0, checked = 0, skipped = 0;
+    char names[256] = "";
+#define RESULT(ok, name, ...)                                                                                          \
+    do {                                                                                                               \
+        checked++;                                                                                                     \
+        if (!(ok)) {                                                                                                   \
+            failed++;                                                                                                  \
+            size_t nl_ = strlen(names);                                                                                \
+            snprintf(names + nl_, sizeof names - nl_, "%s%s", nl_ ? ", " : "", name);                                  \
+        }                                                                                                              \
+        printf("  %-4s %-24s ", (ok) ? "ok" : "FAIL", name);                                                           \
+        printf(__VA_ARGS__);                                                                                           \
+        putchar('\n');                                                                                                 \
+    } while (0)
+#define SKIP(name, ...)                                                                                                \
+    do {                                                                                                               \
+        skipped++;                                                                                                     \
+        printf("  %-4s %-24s cannot be checked on this run: ", "skip", name);                                          \
+        printf(__VA_ARGS__);                                                                                           \
+        putchar('\n');                                                                                                 \
+    } while (0)
+    printf("check %s against %s\n", dir, path);
+    if (has_peak) {
+        double lim_v = pv * (1 + pt) + ps;
+        RESULT(r->peak_rss <= lim_v, "peak RSS", "%s, limit %s (baseline %s + %.0f%%%s%s)", fb(a, r->peak_rss),
+               fb(c, lim_v), fb(d, pv), 100 * pt, ps > 0 ? " + " : "", ps > 0 ? fb(e, ps) : "");
+    }
+    if (has_fp && r->watch) {
+        SKIP("footprint per partition", "a watch run has no pipeline to fit per-partition footprints");
+    } else if (has_fp) {
+        double lim_v = fv * (1 + ft) + fs;
+        bool ok = isfinite(r->footprint_per_partition) && r->footprint_per_partition <= lim_v;
+        RESULT(ok, "footprint per partition", "%s +- %s, limit %s (baseline %s + %.0f%% + %s slack)%s",
+               fb(a, r->footprint_per_partition), fb(d, r->footprint_se), fb(c, lim_v), fb(e, fv), 100 * ft,
+               fb(d, fs), isfinite(r->footprint_per_partition) ? "" : "; not fitted in this run");
+    }
+    if (jl && r->watch && !r->per_proof) {
+        SKIP("leak per proof", "no proof boundaries (marks.csv, proofs_done): growth is per second here");
+    } else if (jl) {
+        bool ok = !(isfinite(r->leak_lo) && r->leak_lo > leak_max) && r->verdict != ANALYZE_LEAK;
+        RESULT(ok, "leak per proof", "%s (95%% CI %s .. %s), limit %s%s", fb(a, r->leak_rate), fb(c, r->leak_lo),
+               fb(d, r->leak_hi), fb(e, leak_max), r->verdict == ANALYZE_LEAK ? "; analyze finds a leak" : "");
+    }
+    if (jgs && !(r->watch && !r->per_proof)) {
+        SKIP("growth per second", "%s", r->watch ? "growth is per proof in this run (it has proof boundaries)"
+                                                 : "a batch run's growth is per proof");
+    } else if (jgs) {
+        bool ok = !(isfinite(r->leak_lo) && r->leak_lo > gs_max) && r->verdict != ANALYZE_LEAK;
+        RESULT(ok, "growth per second", "%s (95%% CI %s .. %s), limit %s%s", fb(a, r->leak_rate), fb(c, r->leak_lo),
+               fb(d, r->leak_hi), fb(e, gs_max), r->verdict == ANALYZE_LEAK ? "; analyze finds a leak" : "");
+    }
+    if (jnf && !has_buffers) {
+        SKIP("never freed", "no buffers.csv (record one with watch --trace)");
+    } else if (jnf) {
+        RESULT(r->never_freed_bytes <= nf_max, "never freed", "%s, limit %s", fb(a, r->never_freed_bytes),
+               fb(c, nf_max));
+    }
+    if (jv) {
+        bool ok = false;
+        size_t i;
+        json_t *v;
+        json_array_foreach(jv, i, v) {
+            if (json_is_string(v) && strcmp(json_string_value(v), analyze_verdict_name(r->verdict)) == 0)
+                ok = true;
+        }
+        RESULT(ok, "verdict", "%s%s%s", analyze_verdict_name(r->verdict), ok ? "" : ": ", ok ? "" : r->reason);
+    }
+    if (jt) {
+        json_t *m_run = machine_of(json_object_get(run_json, "machine"));
+        const json_t *m_ref = json_object_get(ref, "machine");
+        double s_ref = num(ref, "s_per_proof");
+        if (json_object_size(m_run) == 0) {
+            printf("  %-4s %-24s skipped: the run records no machine\n", "skip", "s/proof");
+        } else if (!json_is_object(m_ref) || !json_equal(m_run, (json_t *)m_ref)) {
+            char *s1 = json_dumps(m_ref, JSON_COMPACT), *s2 = json_dumps(m_run, JSON_COMPACT);
+            printf("  %-4s %-24s skipped: the machine differs (baseline %s, this run %s)\n", "skip", "s/proof",
+                   s1 ? s1 : "none", s2 ? s2 : "none");
+            free(s1);
+            free(s2);
+        } else if (!isfinite(s_ref) || !isfinite(r->s_per_proof) || s_ref <= 0) {
+            printf("  %-4s %-24s skipped: no s/proof in the %s\n", "skip", "s/proof",
+                   isfinite(r->s_per_proof) ? "baseline" : "run");
+        } else {
+            double ratio = r->s_per_proof / s_ref;
+            RESULT(ratio <= tmax, "s/proof", "%.3f s = %.2f x the reference %.3f s, limit x%.2f", r->s_per_proof, ratio,
+                   s_ref, tmax);
+        }
+        json_decref(m_run);
+    }
+#undef RESULT
+#undef SKIP
+    json_decref(b);
+    if (checked == 0) /* a gate that checked nothing is no gate */
+        return cli_error(2, "check: %s: none of its limits could be checked on %s (%d skipped)", path, dir,
+                         skipped);
+    if (failed) {
+        printf("FAIL  %d of %d limits exceeded\n", failed, checked);
+        return cli_error(1, "check: %s exceeds the baseline %s: %s", dir, path, names);
+    }
+    printf("pass  %d limits checked\n", checked);
+    return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"baseline", required_argument, NULL, 'b'}, {"write-baseline", required_argument, NULL, 'w'},
+        {"ram", required_argument, NULL, 'r'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *base = NULL, *write = NULL;
+    analyze_opts_t o = {.ram_bytes = 0, .margin = 0.10};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b': base = optarg; break;
+        case 'w': write = optarg; break;
+        case 'r':
+            if (!analyze_parse_size(&o.ram_bytes, optarg))
+                return cli_error(2, "check: --ram must be a size like 755GiB, 128G or 64000000000, got '%s'", optarg);
+            break;
+        case 'h': usage(stdout); return 0;
+        default: return cli_bad_option("check", argc, argv);
+        }
+    }
+    if (optind >= argc)
+        return cli_error(2, "check: RUN_DIR is required (see zkbench check --help)");
+    if (optind + 1 < argc)
+        return cli_error(2, "check: unexpected argument '%s'", argv[optind + 1]);
+    if (!base == !write)
+        return cli_error(2, "check: give exactly one of --baseline FILE and --write-baseline FILE");
+    const char *dir = argv[optind];
+    char err[768];
+    analyze_run_t *run = NULL;
+    analyze_result_t r;
+    run_csv_set_warn(cli_warn_csv);
+    if (analyze_run_load(&run, dir, err, sizeof err) < 0)
+        return cli_error(2, "check: %s", err);
+    if (analyze_compute(&r, run, &o, err, sizeof err) < 0) {
+        analyze_run_free(run);
+        return cli_error(2, "check: %s", err);
+    }
+    bool has_buffers = analyze_run_csv(run, "buffers.csv")->ncols > 0;
+    int status = write ? write_baseline(dir, write, &r, analyze_run_json(run), has_buffers)
+                       : check(dir, base, &r, analyze_run_json(run), has_buffers);
+    analyze_result_clear(&r);
+    analyze_run_free(run);
+    return status;
+}

@@ -1,0 +1,476 @@
+/*
+ * `zkbench sweep --pw 2,4,8 [--concurrency J[,J...]] [--ram SIZE | --mem-limit
+ * SIZE [--verify]] [--out DIR] [batch options]`: one batch per pw value, each
+ * in a process of its own (peak RSS and the allocator's state are per
+ * process; with --mem-limit each runs capped in a memory cgroup), each
+ * analyzed; then the capacity table — pw, s/proof, measured peak, the peak
+ * the model of the first completed run predicts with its interval — in
+ * sweep.csv and sweep.md, the model's curve in sweep-model.csv, the largest
+ * pw that fits, and the sweep plot. --verify then runs the predicted largest
+ * pw and the next one under the cap and says whether they completed and
+ * were killed as predicted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/diagnose/analyze.h"
+#include "harness/diagnose/capacity.h"
+#include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
+#include "harness/run/run_files.h"
+
+#define SWEEP_MAX 32
+
+static bool parse_list(unsigned *out, size_t *n, const char *name, const char *text)
+{
+    char buf[512];
+    if (strlen(text) >= sizeof buf)
+        return cli_error(2, "sweep: --%s is too long", name), false;
+    strcpy(buf, text);
+    *n = 0;
+    /* strsep, not strtok: an empty value ("1,,2", "2,", "") is an error */
+    for (char *rest = buf, *tok; (tok = strsep(&rest, ",")) != NULL;) {
+        uint64_t v;
+        if (!*tok)
+            return cli_error(2, "sweep: --%s has an empty value in '%s'", name, text), false;
+        if (*n == SWEEP_MAX)
+            return cli_error(2, "sweep: --%s takes at most %d values", name, SWEEP_MAX), false;
+        if (!cli_parse_u64(&v, "sweep", name, tok))
+            return false;
+        if (v == 0 || v > 4096)
+            return cli_error(2, "sweep: --%s values must be 1..4096, got %s", name, tok), false;
+        for (size_t k = 0; k < *n && strcmp(name, "pw") == 0; k++)
+            if (out[k] == v)
+                return cli_error(2, "sweep: --pw lists %s twice", tok), false;
+        out[(*n)++] = (unsigned)v;
+    }
+    if (*n == 0)
+        return cli_error(2, "sweep: --%s needs at least one value", name), false;
+    return true;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: zkbench sweep --pw LIST [--concurrency J|LIST] [--ram SIZE | --mem-limit SIZE [--verify]]\n"
+          "                     [--margin PCT] [--out DIR [--force]] [batch options...]\n"
+          "Runs one batch per pw value (in its own process), analyzes each, and writes\n"
+          "the capacity table (pw, s/proof, peak, predicted peak and its interval) to\n"
+          "DIR/sweep.csv and DIR/sweep.md, the model's curve to DIR/sweep-model.csv,\n"
+          "the largest pw that fits --ram (less --margin, default 10%) or --mem-limit\n"
+          "(every batch runs capped in a memory cgroup; margin default 0), and plots it.\n"
+          "  --verify   with --mem-limit: then run the predicted largest pw and the next\n"
+          "             one capped, and say whether the first completed and the second\n"
+          "             was OOM-killed as predicted (exit 1 when not)\n"
+          "  --out DIR  output folder (default results/runs/sweep-<UTC timestamp.ms>-<pid>); one\n"
+          "             that holds a sweep or a run already is refused, unless --force\n"
+          "  --force    replace the sweep in --out (and the batches in its pw-N folders)\n"
+          "Other options go to every batch (zkbench batch --help); they are checked first.\n",
+          f);
+}
+
+/* One batch in a process of its own: its exit code (3: OOM-killed). */
+static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const char *mem_limit,
+                     const char *run_dir, const char *log, bool force)
+{
+    char pw_s[16];
+    snprintf(pw_s, sizeof pw_s, "%u", pw);
+    char *args[64 + 16];
+    int a = 0;
+    args[a++] = "zkbench";
+    args[a++] = "batch";
+    for (int i = 0; i < n_fwd && a < 64; i++)
+        args[a++] = fwd[i];
+    args[a++] = "--pw";
+    args[a++] = pw_s;
+    args[a++] = "--concurrency";
+    args[a++] = (char *)conc;
+    if (mem_limit) {
+        args[a++] = "--mem-limit";
+        args[a++] = (char *)mem_limit;
+    }
+    args[a++] = "--out";
+    args[a++] = (char *)run_dir;
+    if (force)
+        args[a++] = "--force";
+    args[a] = NULL;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        FILE *lf = freopen(log, "w", stdout);
+        (void)lf;
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Value of --name VALUE or --name=VALUE at argv[*i]; advances *i. */
+static const char *take_value(int argc, char **argv, int *i, const char *name, bool *matched)
+{
+    size_t len = strlen(name);
+    *matched = false;
+    if (strncmp(argv[*i], name, len) != 0)
+        return NULL;
+    if (argv[*i][len] == '=') {
+        *matched = true;
+        return argv[*i] + len + 1;
+    }
+    if (argv[*i][len] != 0)
+        return NULL;
+    *matched = true;
+    if (*i + 1 >= argc)
+        return NULL;
+    (*i)++;
+    return argv[*i];
+}
+
+#define GIB 1073741824.0
+
+struct sweep_row {
+    unsigned pw, conc;
+    double s_per_proof, peak, predicted, low, high, footprint;
+    char verdict[32], outcome[32];
+};
+
+/* Analyzes one finished (or killed) batch into row; r kept when keep. */
+static int analyze_row(struct sweep_row *row, analyze_result_t *keep, const char *run_dir, uint64_t limit,
+                       double margin, const char *limit_from)
+{
+    char err[768];
+    analyze_run_t *run;
+    analyze_result_t r;
+    analyze_opts_t ao = {.ram_bytes = limit, .margin = margin, .ram_from = limit_from};
+    if (analyze_run_load(&run, run_dir, err, sizeof err) < 0 || analyze_compute(&r, run, &ao, err, sizeof err) < 0)
+        return cli_error(1, "sweep: %s", err), -1;
+    analyze_write_verdict(run_dir, &r, err, sizeof err);
+    const char *oc = json_string_value(json_object_get(analyze_run_json(run), "outcome"));
+    snprintf(row->outcome, sizeof row->outcome, "%s", oc ? oc : "complete");
+    analyze_run_free(run);
+    row->s_per_proof = r.s_per_proof;
+    row->peak = r.peak_rss;
+    row->footprint = r.footprint_per_partition;
+    snprintf(row->verdict, sizeof row->verdict, "%s", analyze_verdict_name(r.verdict));
+    if (keep)
+        *keep = r;
+    else
+        analyze_result_clear(&r);
+    return 0;
+}
+
+static void predict_row(struct sweep_row *row, const analyze_result_t *model)
+{
+    row->predicted = row->low = row->high = NAN;
+    if (model && model->capacity.ok) {
+        capacity_point_t c;
+        capacity_predict(&c, &model->capacity, (int)row->pw);
+        row->predicted = c.peak, row->low = c.low, row->high = c.high;
+    }
+}
+
+static bool write_tables(const char *dir, const struct sweep_row *row, size_t n, const analyze_result_t *model,
+                         uint64_t ram, uint64_t mem_limit, unsigned pw_top)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    FILE *f = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/sweep.md", dir);
+    FILE *md = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/sweep-model.csv", dir);
+    FILE *mf = fopen(path, "w");
+    bool ok = f && md && mf;
+    if (ok) {
+        fprintf(f, "pw,concurrency,s_per_proof,peak_rss,predicted_peak_rss,footprint_per_partition,ram_bytes,"
+                   "predicted_low,predicted_high,mem_limit,outcome\n");
+        fprintf(md, "| pw | concurrency | s/proof | peak RSS (GiB) | predicted peak (GiB) | 95%% interval (GiB) | "
+                    "error | outcome | verdict |\n|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+        for (size_t k = 0; k < n; k++) {
+            const struct sweep_row *r = &row[k];
+            /* empty fields, never nan: the files are read back by plot and by scripts */
+            fprintf(f, "%u,%u,", r->pw, r->conc);
+            isfinite(r->s_per_proof) ? fprintf(f, "%.4f,", r->s_per_proof) : fprintf(f, ",");
+            fprintf(f, "%.0f,", r->peak);
+            if (isfinite(r->predicted))
+                fprintf(f, "%.0f,", r->predicted);
+            else
+                fprintf(f, ",");
+            isfinite(r->footprint) ? fprintf(f, "%.0f,", r->footprint) : fprintf(f, ",");
+            ram ? fprintf(f, "%llu,", (unsigned long long)ram) : fprintf(f, ",");
+            if (isfinite(r->predicted))
+                fprintf(f, "%.0f,%.0f,", r->low, r->high);
+            else
+                fprintf(f, ",,");
+            mem_limit ? fprintf(f, "%llu,", (unsigned long long)mem_limit) : fprintf(f, ",");
+            fprintf(f, "%s\n", r->outcome);
+            char pred[32] = "-", band[64] = "-", errs[32] = "-";
+            if (isfinite(r->predicted)) {
+                snprintf(pred, sizeof pred, "%.3f", r->predicted / GIB);
+                snprintf(band, sizeof band, "%.3f .. %.3f", r->low / GIB, r->high / GIB);
+                if (strcmp(r->outcome, "complete") == 0)
+                    snprintf(errs, sizeof errs, "%+.1f%%", 100 * (r->predicted - r->peak) / r->peak);
+            }
+            fprintf(md, "| %u | %u | %.2f | %.3f | %s | %s | %s | %s | %s |\n", r->pw, r->conc, r->s_per_proof,
+                    r->peak / GIB, pred, band, errs, r->outcome, r->verdict);
+        }
+        fprintf(mf, "pw,predicted_peak_rss,predicted_low,predicted_high\n");
+        for (unsigned w = 1; model && model->capacity.ok && w <= pw_top; w++) {
+            capacity_point_t c;
+            capacity_predict(&c, &model->capacity, (int)w);
+            fprintf(mf, "%u,%.0f,%.0f,%.0f\n", w, c.peak, c.low, c.high);
+        }
+    }
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (md && fclose(md) != 0)
+        ok = false;
+    if (mf && fclose(mf) != 0)
+        ok = false;
+    return ok;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    unsigned pw[SWEEP_MAX], conc[SWEEP_MAX];
+    size_t n_pw = 0, n_conc = 0;
+    uint64_t ram = 0, mem_limit = 0;
+    const char *mem_limit_text = NULL;
+    double margin = NAN;
+    bool verify = false, force = false;
+    const char *out = NULL;
+    char **fwd = calloc((size_t)argc + 16, sizeof *fwd);
+    int n_fwd = 0;
+    if (!fwd)
+        return cli_error(1, "sweep: out of memory");
+    for (int i = 1; i < argc; i++) {
+        bool m;
+        const char *v;
+        if (strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            free(fwd);
+            return 0;
+        }
+        if (strcmp(argv[i], "--verify") == 0) {
+            verify = true;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            force = true;
+        } else if ((v = take_value(argc, argv, &i, "--pw", &m)) || m) {
+            if (!v || !parse_list(pw, &n_pw, "pw", v))
+                return free(fwd), v ? 2 : cli_error(2, "sweep: --pw needs a value");
+        } else if ((v = take_value(argc, argv, &i, "--concurrency", &m)) || m) {
+            if (!v || !parse_list(conc, &n_conc, "concurrency", v))
+                return free(fwd), v ? 2 : cli_error(2, "sweep: --concurrency needs a value");
+        } else if ((v = take_value(argc, argv, &i, "--ram", &m)) || m) {
+            if (!v || !analyze_parse_size(&ram, v) || ram == 0)
+                return free(fwd), cli_error(2, "sweep: --ram must be a size like 128G, got '%s'", v ? v : "");
+        } else if ((v = take_value(argc, argv, &i, "--mem-limit", &m)) || m) {
+            if (!v || !analyze_parse_size(&mem_limit, v) || mem_limit == 0)
+                return free(fwd), cli_error(2, "sweep: --mem-limit must be a size like 2G, got '%s'", v ? v : "");
+            mem_limit_text = v;
+        } else if ((v = take_value(argc, argv, &i, "--margin", &m)) || m) {
+            char *end;
+            double pct = v && *v ? strtod(v, &end) : -1;
+            if (!v || !*v || *end || pct < 0 || pct >= 100)
+                return free(fwd), cli_error(2, "sweep: --margin must be a percentage 0..99, got '%s'", v ? v : "");
+            margin = pct / 100;
+        } else if ((v = take_value(argc, argv, &i, "--out", &m)) || m) {
+            if (!v)
+                return free(fwd), cli_error(2, "sweep: --out needs a value");
+            out = v;
+        } else {
+            fwd[n_fwd++] = argv[i];
+        }
+    }
+    if (n_pw == 0)
+        return free(fwd), cli_error(2, "sweep: --pw LIST is required (e.g. --pw 2,4,8)");
+    if (n_conc > 1 && n_conc != n_pw)
+        return free(fwd), cli_error(2, "sweep: --concurrency takes one value or one per pw value (%zu)", n_pw);
+    if (ram && mem_limit)
+        return free(fwd), cli_error(2, "sweep: give one of --ram and --mem-limit");
+    if (verify && !mem_limit)
+        return free(fwd), cli_error(2, "sweep: --verify needs --mem-limit (the cap under which the kill is checked)");
+    if (!isfinite(margin))
+        margin = mem_limit ? 0.0 : 0.10; /* a cgroup's limit is exact; RAM is shared with others */
+    uint64_t limit = mem_limit ? mem_limit : ram;
+    const char *limit_from = mem_limit ? "--mem-limit" : "--ram";
+
+    /* the options each batch gets, checked as batch checks them, before
+     * any file is written */
+    {
+        char *args[64 + 16];
+        int a = 0;
+        char conc_s[16];
+        snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[0] : 1);
+        args[a++] = "batch";
+        for (int i = 0; i < n_fwd && a < 64; i++)
+            args[a++] = fwd[i];
+        if (n_fwd > 64 - 2)
+            return free(fwd), cli_error(2, "sweep: too many batch options (%d)", n_fwd);
+        args[a++] = "--concurrency";
+        args[a++] = conc_s;
+        args[a] = NULL;
+        int rc = cmd_batch_check(a, args);
+        if (rc >= 0)
+            return free(fwd), rc;
+    }
+
+    char dir[4096], err[4400];
+    if (run_dir_create(dir, sizeof dir, out, "sweep-", force, err, sizeof err) < 0)
+        return free(fwd), cli_error(2, "sweep: %s", err);
+
+    struct sweep_row row[SWEEP_MAX + 2];
+    size_t n_rows = 0;
+    analyze_result_t model;
+    bool have_model = false;
+    int status = 0;
+    unsigned pw_top = 0;
+    for (size_t k = 0; k < n_pw; k++) {
+        char run_dir[4200], conc_s[16], log[4300];
+        snprintf(run_dir, sizeof run_dir, "%s/pw-%u", dir, pw[k]);
+        snprintf(log, sizeof log, "%s/pw-%u.log", dir, pw[k]);
+        snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[n_conc > 1 ? k : 0] : 1);
+        printf("sweep: pw %u, concurrency %s -> %s\n", pw[k], conc_s, run_dir);
+        int code = run_batch(fwd, n_fwd, pw[k], conc_s, mem_limit_text, run_dir, log, force);
+        if (code != 0 && code != 3) {
+            status = cli_error(code == 2 ? 2 : 1, "sweep: the batch with pw %u failed (exit %d; see %s)", pw[k],
+                               code, log);
+            break;
+        }
+        struct sweep_row *r = &row[n_rows];
+        memset(r, 0, sizeof *r);
+        r->pw = pw[k];
+        r->conc = (unsigned)atoi(conc_s);
+        /* the model: the first run that completed */
+        bool take = code == 0 && !have_model;
+        if (analyze_row(r, take ? &model : NULL, run_dir, limit, margin, limit_from) < 0) {
+            status = 1;
+            break;
+        }
+        if (take && model.capacity.ok)
+            have_model = true;
+        else if (take)
+            analyze_result_clear(&model);
+        n_rows++;
+        pw_top = pw[k] > pw_top ? pw[k] : pw_top;
+        char b1[32];
+        printf("sweep: pw %u: %s, %.2f s/proof, peak %s, %s\n", pw[k], r->outcome, r->s_per_proof,
+               analyze_fmt_bytes(b1, sizeof b1, r->peak), r->verdict);
+    }
+    if (status) {
+        free(fwd);
+        if (have_model)
+            analyze_result_clear(&model);
+        return status;
+    }
+    for (size_t k = 0; k < n_rows; k++)
+        predict_row(&row[k], have_model ? &model : NULL);
+
+    int max_pw = -1;
+    if (have_model && limit) {
+        /* model.limit_rss: the limit less the margin, plus the file-backed
+         * RSS a cgroup does not charge (analyze_compute) */
+        max_pw = capacity_max_pw(&model.capacity, model.limit_rss, 4096);
+        printf("sweep: model of the pw %u run: %s\n", model.pw, model.capacity.warning[0] ? model.capacity.warning : "fits its own peak");
+    } else if (!have_model) {
+        printf("sweep: no prediction: %s\n", n_rows ? "no completed run gave a capacity model (see its analyze)" : "no run");
+    }
+
+    /* --verify: the predicted largest pw completes, the next one is killed */
+    bool verified = true;
+    char verdict_line[1024] = "";
+    if (verify && max_pw >= 0) {
+        unsigned cand[2] = {(unsigned)(max_pw > 0 ? max_pw : 1), (unsigned)(max_pw > 0 ? max_pw + 1 : 1)};
+        size_t nc = max_pw > 0 ? 2 : 1;
+        capacity_point_t next;
+        capacity_predict(&next, &model.capacity, (int)cand[nc - 1]);
+        int len = snprintf(verdict_line, sizeof verdict_line, "predicted max pw %d", max_pw);
+        for (size_t c = 0; c < nc && n_rows < SWEEP_MAX + 2; c++) {
+            char run_dir[4200], log[4300], conc_s[16];
+            snprintf(run_dir, sizeof run_dir, "%s/verify-pw-%u", dir, cand[c]);
+            snprintf(log, sizeof log, "%s/verify-pw-%u.log", dir, cand[c]);
+            snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[0] : 1);
+            printf("sweep: verify pw %u under --mem-limit %s -> %s\n", cand[c], mem_limit_text, run_dir);
+            int code = run_batch(fwd, n_fwd, cand[c], conc_s, mem_limit_text, run_dir, log, force);
+            struct sweep_row *r = &row[n_rows];
+            memset(r, 0, sizeof *r);
+            r->pw = cand[c];
+            r->conc = (unsigned)atoi(conc_s);
+            if ((code != 0 && code != 3) || analyze_row(r, NULL, run_dir, limit, margin, limit_from) < 0) {
+                free(fwd);
+                analyze_result_clear(&model);
+                return cli_error(1, "sweep: the verify batch with pw %u failed (exit %d; see %s)", cand[c], code,
+                                 log);
+            }
+            predict_row(r, &model);
+            n_rows++;
+            bool killed = code == 3, want_kill = max_pw > 0 ? c == 1 : true;
+            /* pw max + 1 may fit after all when more pw adds nothing */
+            if (c == 1 && next.bound)
+                want_kill = false;
+            bool as_predicted = killed == want_kill;
+            verified = verified && as_predicted;
+            char b1[32], b2[32];
+            if (killed)
+                len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len, "; pw %u OOM-killed at %s%s",
+                                cand[c], analyze_fmt_bytes(b1, sizeof b1, r->peak),
+                                as_predicted ? " as predicted" : " (predicted to fit: NOT as predicted)");
+            else
+                len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len,
+                                "; pw %u completed, peak %s (predicted %s, error %.0f%%)%s", cand[c],
+                                analyze_fmt_bytes(b1, sizeof b1, r->peak), analyze_fmt_bytes(b2, sizeof b2, r->predicted),
+                                100 * fabs(r->predicted - r->peak) / r->peak,
+                                as_predicted ? "" : " (predicted to be killed: NOT as predicted)");
+            pw_top = cand[c] > pw_top ? cand[c] : pw_top;
+        }
+    } else if (verify) {
+        snprintf(verdict_line, sizeof verdict_line, "no prediction to verify: no completed run gave a capacity model");
+        verified = false;
+    }
+    free(fwd);
+
+    if (!write_tables(dir, row, n_rows, have_model ? &model : NULL, ram, mem_limit,
+                      pw_top * 2 > (unsigned)max_pw + 1 ? pw_top * 2 : (unsigned)max_pw + 1)) {
+        if (have_model)
+            analyze_result_clear(&model);
+        return cli_error(1, "sweep: cannot write the capacity table in %s: %s", dir, strerror(errno));
+    }
+    if (limit && max_pw >= 0) {
+        char bound[400];
+        capacity_bound_text(bound, sizeof bound, &model.capacity, 4096);
+        char b1[32];
+        printf("sweep: largest pw that fits %s (%s) with a %.0f%% margin: %d; %s\n",
+               analyze_fmt_bytes(b1, sizeof b1, (double)limit), mem_limit ? "--mem-limit" : "--ram", margin * 100, max_pw, bound);
+    }
+    if (have_model)
+        analyze_result_clear(&model);
+
+    /* the plot, by the plot command in a process of its own */
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *args[] = {"zkbench", "plot", dir, NULL};
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fprintf(stderr, "zkbench: sweep: the plot failed; the table is in %s/sweep.md\n", dir);
+    printf("sweep: capacity table in %s/sweep.md (sweep.csv, sweep-model.csv)\n", dir);
+    if (verify) {
+        printf("%s\n", verdict_line);
+        if (!verified)
+            return cli_error(1, "sweep: --verify: the capped runs did not go as predicted");
+    }
+    return 0;
+}

@@ -1,0 +1,734 @@
+/*
+ * `zkbench watch`: the sampler on any process. With --pid it samples that
+ * process until it exits (or SIGINT); with `-- CMD ARGS...` it starts the
+ * command, samples it until it ends and exits with its status. It writes the
+ * same samples.csv as a batch (the process and GPU columns; the heap,
+ * tracked and pipeline columns stay empty) and run.json, then reports what
+ * needs no prover internals: the RSS trend with its confidence interval,
+ * valley floors, and whether growth stops (a bounded cache is not a leak).
+ * With --mem-limit the command runs in a capped memory cgroup (memcap.h)
+ * while watch stays outside it: an OOM kill of the command is recorded in
+ * run.json (outcome oom-killed, the cgroup's memory events) and exits 3.
+ * The process's descendants are read too (proc_tree.h), a service's cgroup
+ * with --cgroup (cgroup_stat.h), per-process GPU memory with --gpu
+ * (nvml_gpu.h), and log lines as proof marks with --mark (watch_mark.h);
+ * docs/watch.md.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/run/run_clock.h"
+#include "harness/diagnose/analyze.h"
+#include "harness/run/cgroup_stat.h"
+#include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
+#include "harness/run/memcap.h"
+#include "harness/metrics/metrics_export.h"
+#include "harness/run/nvml_gpu.h"
+#include "harness/run/proc_tree.h"
+#include "harness/run/run_files.h"
+#include "harness/run/run_outcome.h"
+#include "harness/run/sampler.h"
+#include "harness/trace/trace_collect.h"
+#include "harness/trace/trace_env.h"
+#include "harness/run/watch_mark.h"
+#include "harness/version.h"
+#include "kernels/kernels.h"
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    watch_stop = 1;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: zkbench watch [OPTIONS] --pid PID\n"
+          "       zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] [--trace] -- CMD ARGS...\n"
+          "       zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)\n"
+          "OPTIONS: --out DIR --force --sample-ms MS --smaps --gpu --no-children --cgroup PATH\n"
+          "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
+          "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
+          "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
+          "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
+          "reports the trend: growth per second with a 95% interval, valley floors, and\n"
+          "whether the growth stops. With a command, exits with the command's status.\n"
+          "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
+          "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n"
+          "  --smaps         add smaps_rollup's Pss, Anonymous and Swap (of the top process)\n"
+          "  --no-children   the process alone, not its descendants\n"
+          "  --cgroup PATH   also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
+          "                  such as system.slice/prover.service): its usage, peak, anon,\n"
+          "                  file, shmem and OOM kills (cg_*), and its processes\n"
+          "  --gpu           per-process GPU memory through NVML (libnvidia-ml.so.1, loaded\n"
+          "                  at run time; no CUDA context): gpu_used is the watched processes'\n"
+          "  --mark REGEX    count the command's output lines matching REGEX (POSIX extended)\n"
+          "                  as proofs_done; each match is a row of DIR/marks.csv; the output\n"
+          "                  still reaches the terminal\n"
+          "  --out DIR       output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
+          "                  one that holds a run already is refused, unless --force replaces it\n"
+          "  --sample-ms MS  sampler period (default 100)\n"
+          "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
+          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n"
+          "  --trace         trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
+          "                  (one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
+          "                  site: never-freed bytes, small allocations counted), marks.csv rows for\n"
+          "                  zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid\n"
+          "  --trace-min SIZE  allocations recorded one by one from this size (default 1M)\n"
+          METRICS_USAGE,
+          f);
+}
+
+/* Reads samples.csv's t_ms and rss columns back (what the sampler wrote). */
+static int read_series(const char *path, double **t, double **y, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    char line[4096];
+    size_t cap = 0;
+    *n = 0;
+    *t = *y = NULL;
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return -EINVAL;
+    }
+    while (fgets(line, sizeof line, f)) {
+        double tm;
+        unsigned long long rss;
+        if (sscanf(line, "%lf,%llu", &tm, &rss) != 2)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            double *a = realloc(*t, cap * sizeof *a), *b = a ? realloc(*y, cap * sizeof *b) : NULL;
+            if (!a || !b) {
+                free(a ? a : *t);
+                free(b ? b : *y);
+                fclose(f);
+                *t = *y = NULL;
+                return -ENOMEM;
+            }
+            *t = a;
+            *y = b;
+        }
+        (*t)[*n] = tm;
+        (*y)[*n] = (double)rss;
+        (*n)++;
+    }
+    fclose(f);
+    return 0;
+}
+
+/* True when pid has ended: gone, or a zombie that its parent has not yet
+ * reaped (kill(pid, 0) still succeeds on one). */
+static bool watch_proc_ended(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT || errno == ESRCH;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return true; /* the entry went away between open and read */
+    buf[n] = 0;
+    /* "pid (comm) S ...": comm may hold spaces and parentheses */
+    const char *p = strrchr(buf, ')');
+    if (!p || p[1] != ' ')
+        return false;
+    return p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
+}
+
+/* After sampler_start found no memory to read: whether the process has
+ * ended (then the run is empty, not an error). A command is our child, so
+ * its status is collected here; a --pid process gets a moment to finish
+ * exiting. */
+static bool watch_ended_early(pid_t pid, bool child, int *status)
+{
+    if (child)
+        return waitpid(pid, status, 0) == pid;
+    for (int i = 0; i < 50; i++) {
+        if (watch_proc_ended(pid))
+            return true;
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/* What to watch and how (the options, checked). */
+struct watch_opts {
+    pid_t pid;        /* --pid, or 0 */
+    char **cmd;       /* -- CMD ARGS..., or NULL */
+    const char *out;
+    uint64_t period, mem_limit;
+    bool smaps, gpu, force;
+    bool children;         /* --no-children clears it */
+    cgroup_stat_t *cg;     /* --cgroup, or NULL */
+    watch_mark_t *mark;    /* --mark, or NULL */
+    const char *mark_re;
+    bool trace;            /* --trace */
+    uint64_t trace_min;    /* --trace-min */
+    metrics_t *metrics;    /* fed by the sampler; NULL: none */
+};
+
+/* Starts cmd (inside cap when given) and returns its pid in *ret, or the
+ * exit status after one error line. The child enters the cgroup before
+ * exec; a failure of either comes back through a close-on-exec pipe. */
+static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap, const watch_mark_t *mark)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return cli_error(1, "watch: pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return cli_error(1, "watch: fork: %s", strerror(e));
+    }
+    if (pid == 0) {
+        close(pipefd[0]);
+        if (mark)
+            watch_mark_child(mark);
+        int what[2] = {0, cap ? memcap_enter(cap, 0) : 0}; /* {stage, -errno}: 0 the cgroup, 1 exec */
+        if (what[1] == 0) {
+            execvp(cmd[0], cmd);
+            what[0] = 1;
+            what[1] = -errno;
+        }
+        (void)!write(pipefd[1], what, sizeof what);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    int what[2];
+    ssize_t got = read(pipefd[0], what, sizeof what);
+    close(pipefd[0]);
+    if (got == (ssize_t)sizeof what) {
+        waitpid(pid, NULL, 0);
+        if (what[0] == 0)
+            return cli_error(2, "watch: --mem-limit: cannot move the command into %s/cgroup.procs: %s",
+                             memcap_path(cap), strerror(-what[1]));
+        return cli_error(2, "watch: cannot run %s: %s", cmd[0], strerror(-what[1]));
+    }
+    *ret = pid;
+    return 0;
+}
+
+/* The watched command line for the metrics' labels: the command's words,
+ * or /proc/PID/cmdline's. */
+static void watch_metrics_command(char *out, size_t cap, char **cmd, pid_t pid)
+{
+    out[0] = 0;
+    size_t n = 0;
+    if (cmd) {
+        for (char **a = cmd; *a && n + 1 < cap; a++)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", a == cmd ? "" : " ", *a);
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t got = read(fd, out, cap - 1);
+    close(fd);
+    if (got <= 0)
+        return;
+    out[got] = 0;
+    while (got > 0 && out[got - 1] == 0)
+        got--;
+    for (ssize_t i = 0; i < got; i++)
+        if (out[i] == 0)
+            out[i] = ' ';
+}
+
+/* GiB, or MiB below one GiB. */
+static void fmt_size(char *out, size_t cap, uint64_t bytes)
+{
+    if (bytes >= 1ull << 30)
+        snprintf(out, cap, "%.2f GiB", (double)bytes / (double)(1ull << 30));
+    else
+        snprintf(out, cap, "%.2f MiB", (double)bytes / (double)(1ull << 20));
+}
+
+/* The files and readers of the tree, cgroup, GPU and mark columns, made
+ * in dir: procs.csv (*procs), marks.csv with --mark, NVML with --gpu
+ * (*nvml, NULL where there is none: said once). 0 or an exit status after
+ * one error line. */
+static int watch_outputs_open(const struct watch_opts *w, const char *dir, FILE **procs, nvml_gpu_t **nvml)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/procs.csv", dir);
+    if (!(*procs = fopen(path, "we")))
+        return cli_error(2, "watch: cannot write %s: %s", path, strerror(errno));
+    proc_tree_write_header(*procs);
+    int rc;
+    snprintf(path, sizeof path, "%s/marks.csv", dir);
+    if (w->mark && (rc = watch_mark_open(w->mark, path)) < 0) {
+        fclose(*procs);
+        return cli_error(2, "watch: cannot write %s: %s", path, strerror(-rc));
+    }
+    char err[256];
+    *nvml = NULL;
+    if (w->gpu && nvml_gpu_open(nvml, err, sizeof err) < 0)
+        cli_error(0, "watch: no NVML (%s): GPU memory not recorded", err);
+    return 0;
+}
+
+static void watch_outputs_close(FILE *procs, nvml_gpu_t *nvml)
+{
+    if (procs)
+        fclose(procs);
+    nvml_gpu_close(nvml);
+}
+
+/* run.json: the tree, cgroup and mark options, the cgroup's events before
+ * and after (null: unreadable), and the marks counted. */
+static void watch_json_add(json_t *root, const struct watch_opts *w, const struct cgroup_stat_events *before,
+                           const struct cgroup_stat_events *after, uint64_t marks)
+{
+    json_t *config = json_object_get(root, "config");
+    json_object_set_new(config, "children", json_boolean(w->children));
+    json_object_set_new(config, "cgroup", w->cg ? json_string(cgroup_stat_path(w->cg)) : json_null());
+    json_object_set_new(config, "mark", w->mark_re ? json_string(w->mark_re) : json_null());
+    if (w->cg)
+        json_object_set_new(root, "cgroup",
+                            json_pack("{s:s, s:s, s:o, s:o}", "path", cgroup_stat_path(w->cg), "version",
+                                      cgroup_stat_version(w->cg), "events_before",
+                                      before ? cgroup_stat_events_json(before) : json_null(), "events_after",
+                                      after ? cgroup_stat_events_json(after) : json_null()));
+    if (w->mark)
+        json_object_set_new(json_object_get(root, "summary"), "proofs_done", json_integer((json_int_t)marks));
+}
+
+/* Watches until the process ends; cap: the command's cgroup, or NULL. */
+static int watch_run(const struct watch_opts *w, const memcap_t *cap)
+{
+    char **cmd = w->cmd;
+    char dir[4096], derr[4400];
+    if (run_dir_create(dir, sizeof dir, w->out, "watch-", w->force, derr, sizeof derr) < 0)
+        return cli_error(2, "watch: %s", derr);
+    char cmdline[1024] = "";
+    if (cmd)
+        for (char **a = cmd; *a; a++)
+            snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", a == cmd ? "" : " ", *a);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    int csv_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    FILE *csv = csv_fd >= 0 ? fdopen(csv_fd, "w") : NULL;
+    if (!csv)
+        return cli_error(1, "watch: cannot write %s: %s", path, strerror(errno));
+    /* a run.json from the start: on a full disk the outcome overwrites it */
+    json_t *pre = json_pack("{s:s, s:s, s:b}", "status", "running", "outcome", "running", "interrupted", 0);
+    if (run_outcome_save(dir, pre, derr, sizeof derr) < 0) {
+        json_decref(pre);
+        fclose(csv);
+        return cli_error(1, "watch: %s", derr);
+    }
+    json_decref(pre);
+    FILE *procs = NULL;
+    nvml_gpu_t *nvml = NULL;
+    int in_rc = watch_outputs_open(w, dir, &procs, &nvml);
+    if (in_rc) {
+        fclose(csv);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/run.json", dir);
+        unlink(path);
+        return in_rc;
+    }
+
+    /* start the command stopped at exec time? No: fork, exec, then sample
+     * the child from its first tick; an exec failure reports 127. */
+    pid_t pid = w->pid;
+    struct memcap_stats before = {0}, after = {0};
+    if (cap)
+        memcap_read(cap, &before);
+    struct cgroup_stat_events cg_before = {0}, cg_after = {0};
+    bool have_cg_before = w->cg && cgroup_stat_events(w->cg, &cg_before) == 0;
+    char terr[PATH_MAX + 256];
+    if (w->trace && trace_env_set(dir, w->trace_min, terr, sizeof terr) < 0) {
+        fclose(csv);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/run.json", dir);
+        unlink(path);
+        watch_outputs_close(procs, nvml);
+        return cli_error(2, "watch: %s", terr);
+    }
+    if (cmd) {
+        int rc = watch_start(&pid, cmd, cap, w->mark);
+        if (w->trace)
+            trace_env_restore(rc ? dir : NULL);
+        if (rc) {
+            fclose(csv);
+            unlink(path);
+            watch_outputs_close(procs, nvml);
+            snprintf(path, sizeof path, "%s/run.json", dir);
+            unlink(path);
+            return rc;
+        }
+    }
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    double t0 = run_clock_now();
+    if (w->mark && watch_mark_start(w->mark, pid, t0) < 0)
+        cli_error(0, "watch: --mark: cannot start the output reader; lines are not counted");
+    struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .smaps_rollup = w->smaps, .t0 = t0,
+                                .tree = true, .children = w->children, .procs_csv = procs, .cgroup = w->cg,
+                                .nvml = nvml, .proofs_done = w->mark ? watch_mark_counter(w->mark) : NULL,
+                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics};
+    sampler_t *s = NULL;
+    int status = 0, exit_code = 0;
+    bool ended = false;
+    int rc = sampler_start(&s, &sc, csv);
+    if (rc == -ESRCH && watch_ended_early(pid, cmd != NULL, &status)) {
+        /* it ended before the first sample: an empty run, the status kept */
+        ended = true;
+        sampler_write_header_cfg(csv, &sc);
+    } else if (rc < 0) {
+        fclose(csv);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/run.json", dir);
+        unlink(path);
+        if (cmd) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        watch_mark_finish(w->mark, 0);
+        watch_outputs_close(procs, nvml);
+        return cli_error(2, "watch: cannot sample process %d: %s", (int)pid, strerror(-rc));
+    }
+    bool interrupted = false;
+    while (!ended) {
+        if (cmd) {
+            pid_t r = waitpid(pid, &status, WNOHANG);
+            if (r == pid)
+                break;
+        } else if ((pid && watch_proc_ended(pid)) || (s && sampler_write_error(s) < 0)) {
+            /* --cgroup alone runs until SIGINT; a full disk ends a --pid or
+             * --cgroup watch (a command is waited for) */
+            break;
+        }
+        if (watch_stop) {
+            interrupted = true;
+            if (cmd)
+                kill(pid, SIGINT); /* pass it on and wait for the command */
+            else
+                break;
+            watch_stop = 0;
+        }
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    uint64_t ticks = 0, peak = 0;
+    double med = 0;
+    if (s)
+        sampler_stats(s, &ticks, &med, &peak);
+    /* which file failed is known only before the sampler is freed; an
+     * error in stop's last row is taken as samples.csv's */
+    char bad_path[4200];
+    snprintf(bad_path, sizeof bad_path, "%s/%s", dir, s ? sampler_write_error_file(s) : "samples.csv");
+    int write_rc = sampler_stop(s);
+    if (fclose(csv) != 0 && write_rc == 0)
+        write_rc = -errno;
+    watch_mark_finish(w->mark, 1000);
+    if (write_rc == 0 && watch_mark_error(w->mark) < 0) {
+        write_rc = watch_mark_error(w->mark);
+        snprintf(bad_path, sizeof bad_path, "%s/marks.csv", dir);
+    }
+    uint64_t marks = w->mark ? *watch_mark_counter(w->mark) : 0;
+    bool have_cg_after = w->cg && cgroup_stat_events(w->cg, &cg_after) == 0;
+    watch_outputs_close(procs, nvml);
+    double wall = run_clock_now() - t0;
+    struct trace_collect_summary tsum;
+    int trace_rc = w->trace ? trace_collect(dir, t0, &tsum, terr, sizeof terr) : 0;
+    if (cmd)
+        exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    bool have_cg = cap && memcap_read(cap, &after) == 0;
+    /* the kill may hit a process the command started: the cgroup's count
+     * says it happened, however the command itself then ended */
+    bool oom = have_cg && after.oom_kill > before.oom_kill;
+    const char *outcome = write_rc < 0                       ? "failed"
+                          : oom                              ? "oom-killed"
+                          : interrupted                      ? "interrupted"
+                          : cmd && WIFSIGNALED(status)       ? "killed"
+                          : cmd && WEXITSTATUS(status) != 0 ? "failed"
+                                                             : "complete";
+
+    double *t = NULL, *y = NULL;
+    size_t n = 0;
+    analyze_trend_t tr = {0};
+    bool have_trend = read_series(path, &t, &y, &n) == 0 && n >= 8 &&
+                      analyze_trend(&tr, t, y, n, n >= 64 ? 16 : n / 4) == 0;
+    double first = n ? y[0] : 0, last = n ? y[n - 1] : 0;
+    free(t);
+    free(y);
+
+    const char *verdict = "too-short";
+    if (have_trend)
+        verdict = tr.growing && !tr.plateau ? "growing" : tr.growing ? "bounded" : "flat";
+    json_t *root = json_pack("{s:{s:s, s:I, s:s, s:I, s:b, s:b, s:o}, s:{s:I, s:I, s:I, s:f, s:I, s:f}, s:b, s:s, "
+                             "s:s}",
+                             "config", "mode", cmd ? "command" : pid ? "pid" : "cgroup", "pid", (json_int_t)pid,
+                             "command", cmdline,
+                             "sample_ms", (json_int_t)w->period, "smaps", w->smaps, "gpu", w->gpu, "mem_limit",
+                             w->mem_limit ? json_integer((json_int_t)w->mem_limit) : json_null(), "summary",
+                             "first_rss", (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss",
+                             (json_int_t)peak, "wall_s", wall, "ticks", (json_int_t)ticks, "median_tick_us", med,
+                             "interrupted", interrupted, "status",
+                             write_rc < 0 ? "failed" : oom ? "oom-killed" : "complete", "outcome",
+                             outcome);
+    if (have_trend)
+        json_object_set_new(root, "trend",
+                            json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:b}", "verdict", verdict,
+                                      "slope_bytes_per_s", tr.slope, "slope_lo", tr.slope_lo, "slope_hi",
+                                      tr.slope_hi, "floor_slope_bytes_per_s", tr.floor_slope, "floor_lo",
+                                      tr.floor_lo, "floor_hi", tr.floor_hi, "growing", tr.growing, "plateau",
+                                      tr.plateau));
+    if (cmd)
+        json_object_set_new(root, "exit_code", json_integer(exit_code));
+    watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
+    if (w->trace && trace_rc == 0)
+        json_object_set_new(root, "trace",
+                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "min_bytes", (json_int_t)w->trace_min,
+                                      "processes", (json_int_t)tsum.n_files, "killed", (json_int_t)tsum.n_killed,
+                                      "buffers", (json_int_t)tsum.n_buffers, "sites", (json_int_t)tsum.n_sites,
+                                      "never_freed_bytes", (json_int_t)tsum.never_freed_bytes, "symbols",
+                                      tsum.symbols));
+    if (cap)
+        run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
+    if (write_rc < 0) {
+        snprintf(derr, sizeof derr, "cannot write %s: %s", bad_path, strerror(-write_rc));
+        json_object_set_new(root, "error", json_string(derr));
+    }
+    char err[4400];
+    int save_rc = run_outcome_save(dir, root, err, sizeof err);
+    json_decref(root);
+
+    if (!cmd && !pid)
+        printf("watched cgroup %s for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+               cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, (unsigned long long)w->period, med);
+    else
+        printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
+               cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks,
+               (unsigned long long)w->period, med);
+    if (w->mark)
+        printf("  marks      %llu lines matched --mark (proofs_done; marks.csv)\n", (unsigned long long)marks);
+    printf("  RSS first %.1f MiB, last %.1f MiB, peak %.1f MiB\n", first / 1048576, last / 1048576,
+           (double)peak / 1048576);
+    if (have_trend) {
+        printf("  trend      %+.2f MiB/s (95%% CI %+.2f .. %+.2f)\n", tr.slope / 1048576, tr.slope_lo / 1048576,
+               tr.slope_hi / 1048576);
+        printf("  floors     %+.2f MiB/s over %zu windows (95%% CI %+.2f .. %+.2f)\n", tr.floor_slope / 1048576,
+               tr.n_windows, tr.floor_lo / 1048576, tr.floor_hi / 1048576);
+        printf("  verdict    %s%s\n", verdict,
+               strcmp(verdict, "growing") == 0   ? ": memory keeps growing (a leak, or a cache without bound)"
+               : strcmp(verdict, "bounded") == 0 ? ": it grew, then stopped (a bounded cache is not a leak)"
+                                                 : ": no significant growth");
+    } else {
+        printf("  verdict    too few samples for a trend (run longer or lower --sample-ms)\n");
+    }
+    if (w->trace && trace_rc == 0) {
+        printf("  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %.2f MiB%s\n",
+               tsum.n_files, tsum.n_killed ? " (some ended without exit)" : "", tsum.n_buffers,
+               (unsigned long long)w->trace_min, tsum.n_sites, (double)tsum.never_freed_bytes / 1048576,
+               tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
+        for (size_t i = 0; i < tsum.n_top; i++)
+            printf("    never freed %10.2f MiB in %llu allocation(s) at %s\n",
+                   (double)tsum.top[i].never_freed_bytes / 1048576, (unsigned long long)tsum.top[i].n_never_freed,
+                   tsum.top[i].site);
+        if (!tsum.n_files)
+            printf("    no process was traced (a statically linked or setuid program ignores LD_PRELOAD)\n");
+    }
+    printf("  files      %s/\n", dir);
+    fflush(stdout);
+    if (write_rc < 0)
+        return cli_error(1, "watch: %s%s", derr, save_rc < 0 ? "; run.json not written" : " (run.json says failed)");
+    if (trace_rc < 0) /* a damaged trace file is bad input (2); anything else, 1 */
+        return cli_error(trace_rc == -EINVAL ? 2 : 1, "watch: --trace: %s", terr);
+    if (save_rc < 0)
+        return cli_error(1, "watch: %s", err);
+    if (oom) {
+        char lim[32], pk[32];
+        fmt_size(lim, sizeof lim, w->mem_limit);
+        fmt_size(pk, sizeof pk, after.peak ? after.peak : peak);
+        return cli_error(3, "watch: the command was OOM-killed under --mem-limit %s at peak %s; files in %s/", lim, pk,
+                         dir);
+    }
+    return cmd ? exit_code : 0;
+}
+
+/* --cgroup and --mark, checked before anything is written. 0 or an exit
+ * status after one error line. */
+static int watch_inputs_open(struct watch_opts *w, const char *cgroup_arg)
+{
+    char err[1024];
+    if (w->mark_re && watch_mark_new(&w->mark, w->mark_re, err, sizeof err) < 0)
+        return cli_error(2, "watch: --mark: bad regular expression '%s': %s", w->mark_re, err);
+    if (cgroup_arg && cgroup_stat_open(&w->cg, cgroup_arg, err, sizeof err) < 0)
+        return cli_error(2, "watch: %s", err);
+    return 0;
+}
+
+/* watch_run, inside a capped cgroup with --mem-limit. */
+static int watch_capped(const struct watch_opts *w)
+{
+    if (!w->mem_limit)
+        return watch_run(w, NULL);
+    /* made before anything else, so a refusal leaves nothing behind */
+    char err[1024];
+    memcap_t *cap = NULL;
+    int rc = memcap_new(&cap, w->mem_limit, err, sizeof err);
+    if (rc < 0)
+        return cli_error(2, "watch: --mem-limit: %s", err);
+    rc = watch_run(w, cap);
+    memcap_free(cap);
+    return rc;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
+        {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
+        {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
+        {"force", no_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
+        {"no-children", no_argument, NULL, 'C'}, {"cgroup", required_argument, NULL, 'c'},
+        {"mark", required_argument, NULL, 'k'},
+        {"trace", no_argument, NULL, 'T'}, {"trace-min", required_argument, NULL, 'N'},
+        METRICS_LONG_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    bool children = true;
+    const char *cgroup_arg = NULL, *mark_re = NULL;
+    bool trace = false, trace_min_set = false;
+    uint64_t trace_min = 1u << 20;
+    uint64_t pid_arg = 0, period = 100, mem_limit = 0;
+    const char *out = NULL;
+    bool smaps = false, gpu = false, force = false;
+    struct metrics_opts mo;
+    metrics_opts_init(&mo);
+    int c;
+    optind = 1;
+    opterr = 0;
+    /* "+": stop at the first non-option, so `-- CMD ARGS` keeps its own flags */
+    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!cli_parse_u64(&pid_arg, "watch", "pid", optarg))
+                return 2;
+            if (pid_arg == 0 || pid_arg > 0x7fffffff)
+                return cli_error(2, "watch: --pid must be a process id, got %s", optarg);
+            break;
+        case 'o': out = optarg; break;
+        case 'F': force = true; break;
+        case 'm':
+            if (!cli_parse_u64(&period, "watch", "sample-ms", optarg))
+                return 2;
+            if (period == 0 || period > 60000)
+                return cli_error(2, "watch: --sample-ms must be 1..60000, got %s", optarg);
+            break;
+        case 's': smaps = true; break;
+        case 'g': gpu = true; break;
+        case 'M':
+            if (!analyze_parse_size(&mem_limit, optarg))
+                return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
+            break;
+        case 'T': trace = true; break;
+        case 'N':
+            if (!analyze_parse_size(&trace_min, optarg))
+                return cli_error(2, "watch: --trace-min must be a size such as 4096, 64K or 1M, got '%s'", optarg);
+            trace_min_set = true;
+            break;
+        case METRICS_OPT_LISTEN:
+        case METRICS_OPT_FILE:
+        case METRICS_OPT_LINGER: {
+            char merr[256];
+            if (metrics_opts_set(&mo, c, optarg, merr, sizeof merr) < 0)
+                return cli_error(2, "watch: %s", merr);
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        case 'C': children = false; break;
+        case 'c': cgroup_arg = optarg; break;
+        case 'k': mark_re = optarg; break;
+        default: return cli_bad_option("watch", argc, argv);
+        }
+    }
+    char **cmd = optind < argc ? argv + optind : NULL;
+    if (cmd && pid_arg)
+        return cli_error(2, "watch: give either --pid PID or -- CMD ARGS..., not both");
+    if (!cmd && !pid_arg && !cgroup_arg)
+        return cli_error(2, "watch: nothing to watch: give --pid PID, -- CMD ARGS... or --cgroup PATH (see zkbench "
+                            "watch --help)");
+    if (mark_re && !cmd)
+        return cli_error(2, "watch: --mark reads the output of a command watch starts (-- CMD ARGS...), not of %s",
+                         pid_arg ? "--pid" : "a --cgroup");
+    if (mem_limit && pid_arg)
+        return cli_error(2, "watch: --mem-limit caps only a command watch starts (-- CMD ARGS...), not --pid");
+    if (trace && !cmd)
+        return cli_error(2, "watch: --trace preloads the tracer into a command it starts (-- CMD ARGS...), not %s",
+                         pid_arg ? "--pid" : "a --cgroup");
+    if (trace_min_set && !trace)
+        return cli_error(2, "watch: --trace-min needs --trace");
+    uint64_t probe;
+    if (pid_arg && sampler_probe((pid_t)pid_arg, &probe) < 0)
+        return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
+
+    struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
+                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re,
+                           .trace = trace, .trace_min = trace_min};
+    int rc = watch_inputs_open(&w, cgroup_arg);
+    /* the port bound before any work: one in use is refused (exit 2) */
+    char err[4400];
+    metrics_export_t *mx = NULL;
+    if (rc == 0 && metrics_export_new(&mx, &mo, err, sizeof err) < 0)
+        rc = cli_error(2, "watch: %s", err);
+    if (rc == 0 && mx) {
+        if (metrics_export_address(mx)) {
+            printf("metrics at http://%s/metrics\n", metrics_export_address(mx));
+            fflush(stdout);
+        }
+        char what[1024];
+        watch_metrics_command(what, sizeof what, cmd, w.pid);
+        struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = ZKBENCH_VERSION, .command = what,
+                                    .gpu = gpu,
+                                    .mem_limit = mem_limit ? mem_limit : metrics_cgroup_limit(cmd ? getpid() : w.pid)};
+        if (metrics_export_start(mx, &mc, err, sizeof err) < 0)
+            rc = cli_error(1, "watch: %s", err);
+        else
+            w.metrics = metrics_export_metrics(mx);
+    }
+    if (rc == 0)
+        rc = watch_capped(&w);
+    if (mx) {
+        if (w.metrics && metrics_export_address(mx) && mo.linger_s && !watch_stop) {
+            printf("  metrics    serving the final values until scraped (at most %u s)\n", mo.linger_s);
+            fflush(stdout);
+        }
+        if (w.metrics && metrics_export_end(mx, &watch_stop, err, sizeof err) < 0)
+            fprintf(stderr, "zkbench: watch: %s\n", err);
+        metrics_export_free(mx);
+    }
+    cgroup_stat_free(w.cg);
+    watch_mark_free(w.mark);
+    return rc;
+}

@@ -1,0 +1,187 @@
+/*
+ * Diagnosis of a zkbench run (DESIGN.md, "Diagnosis method"; the method is
+ * explained in docs/diagnosis.md): baselines per memory layer, per-slot
+ * footprints and the leak rate from a least-squares fit of each layer over
+ * pipeline occupancy, valley floors, retention, memory held after last use,
+ * queue pile-ups, capacity, and one verdict with its evidence.
+ *
+ * The functions return 0 or a negative errno and never print; messages for
+ * the user are left in err (one line, naming the file and the value).
+ * `analyze`, `check`, `sweep` and `watch` all go through this API.
+ */
+#ifndef ZKB_ANALYZE_H
+#define ZKB_ANALYZE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/diagnose/capacity.h"
+#include "harness/run/run_csv.h"
+
+/* Memory layers, lowest first (DESIGN.md's L0..L3 and GPU). */
+enum {
+    ANALYZE_L_TRACKED,  /* L0: sum of live_<kind> of host kinds */
+    ANALYZE_L_HEAP,     /* L1: je_allocated */
+    ANALYZE_L_RESIDENT, /* L2: je_resident */
+    ANALYZE_L_RSS,      /* L3: rss */
+    ANALYZE_L_OUTSIDE,  /* L3 - L2: rss - je_resident, memory outside the heap */
+    ANALYZE_L_GPU,      /* gpu_used */
+    ANALYZE_NLAYERS
+};
+
+/* Regressors of the fit, besides the intercept. */
+enum {
+    ANALYZE_X_SYNTH,  /* n_synth */
+    ANALYZE_X_QUEUE,  /* q_gpu */
+    ANALYZE_X_GPU,    /* n_gpu */
+    ANALYZE_X_FINISH, /* n_finish */
+    ANALYZE_X_BLOCKED, /* n_blocked (0 in runs recorded before it existed) */
+    ANALYZE_X_PROOFS, /* proofs_done: its coefficient g is the leak rate */
+    ANALYZE_NX
+};
+
+typedef enum {
+    ANALYZE_LEAK,
+    ANALYZE_QUEUE_PILEUP,
+    ANALYZE_HELD_TOO_LONG,
+    ANALYZE_RETENTION,
+    ANALYZE_CAPACITY,
+    ANALYZE_HEALTHY, /* the order is the verdict's priority */
+} analyze_verdict_t;
+
+/* The six verdict names: "leak", "queue-pileup", "held-too-long",
+ * "retention", "capacity", "healthy". */
+const char *analyze_verdict_name(analyze_verdict_t v);
+/* Layer names as in samples.csv ("tracked", "je_allocated", "je_resident",
+ * "rss", "outside_heap", "gpu_used"). */
+const char *analyze_layer_name(int layer);
+const char *analyze_x_name(int x);
+
+/* Ordinary least squares of y (n) on the columns of x (n x p, row-major),
+ * by modified Gram-Schmidt QR. A column that is constant (when intercept is
+ * set, column 0 is the intercept) or collinear with earlier ones is dropped:
+ * kept[j] false, beta[j] = se[j] = 0. Standard errors are corrected for the
+ * lag-1 autocorrelation of the residuals (AR(1): n_eff = n (1-rho)/(1+rho)),
+ * since successive samples are not independent. */
+typedef struct {
+    size_t n, p, rank;
+    double beta[8], se[8];
+    bool kept[8];
+    double r2, resid_sd, rho, n_eff, dof;
+} analyze_ols_t;
+int analyze_ols(analyze_ols_t *ret, const double *x, const double *y, size_t n, size_t p);
+/* Two-sided 95% quantile of Student's t with dof degrees of freedom. */
+double analyze_t95(double dof);
+/* Median of v[0..n) (v is not changed); NAN for n == 0. */
+double analyze_median(const double *v, size_t n);
+
+/* Growth of one series over time (for `watch`, which has only RSS and GPU):
+ * slope in units per second with its 95% interval (AR(1)-corrected), valley
+ * floors (minimum of each of n_windows equal windows, at most 32) and their
+ * slope, the noise scale (robust sd from successive differences), and:
+ *   growing: the slope's CI is above 0, or the floors rose > 6 noise;
+ *   plateau: growing, but the last third of the series added less than
+ *            max(3 noise, 10% of the floor rise): growth stopped (a bounded
+ *            cache is not a leak). */
+typedef struct {
+    double slope, slope_lo, slope_hi;       /* per second */
+    double floor_slope, floor_lo, floor_hi; /* per second, from the window floors */
+    double last_third_slope, last_third_lo, last_third_hi;
+    double noise, floor_rise;
+    bool growing, plateau;
+    size_t n_windows;
+    double floors[32];
+} analyze_trend_t;
+int analyze_trend(analyze_trend_t *ret, const double *t_ms, const double *y, size_t n, size_t n_windows);
+
+/* A run's files, loaded and checked. */
+typedef struct analyze_run analyze_run_t;
+/* Loads RUN_DIR's samples.csv, buffers.csv, stages.csv, proofs.csv and
+ * run.json (buffers/stages/proofs may be absent: noted; samples.csv and
+ * run.json must be there). Bad input: -EINVAL/-ENOENT with one line in err.
+ * Notes (a dropped partial row, a missing optional file) are collected. The
+ * caller frees *ret with analyze_run_free. */
+int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t errlen);
+void analyze_run_free(analyze_run_t *run);
+/* run.json as read (borrowed). */
+const json_t *analyze_run_json(const analyze_run_t *run);
+/* One of the run's CSV files as read (borrowed): name is "samples.csv",
+ * "buffers.csv", "stages.csv" or "proofs.csv"; NULL for another name. */
+const run_csv_t *analyze_run_csv(const analyze_run_t *run, const char *name);
+/* The notes collected while loading (borrowed JSON array of strings). */
+const json_t *analyze_run_notes(const analyze_run_t *run);
+/* Whether the run is a zkbench watch run (run.json config.mode "pid" or
+ * "command", or no heap counters and no batch config): analyzed from the
+ * process layers, marks and traced sites (analyze_watch.c). For a watch run
+ * analyze_run_csv also gives "marks.csv" and "sites.csv" (empty when the
+ * run has none), and buffers.csv's kinds are free-form site labels. */
+bool analyze_run_is_watch(const analyze_run_t *run);
+/* The run folder as given to analyze_run_load (borrowed). */
+const char *analyze_run_dir(const analyze_run_t *run);
+
+typedef struct {
+    uint64_t ram_bytes; /* RAM to fit in; 0: run.json machine RAM if recorded */
+    double margin;      /* fraction of RAM kept free, e.g. 0.10 */
+    const char *ram_from; /* how ram_bytes was given ("--ram", "--mem-limit"); NULL: "--ram" */
+} analyze_opts_t;
+
+typedef struct {
+    double baseline;            /* B: measured (run.json summary, or idle samples) */
+    double peak, end, after_drain; /* after_drain: NAN when the run did not drain */
+    analyze_ols_t fit;          /* columns: intercept, then ANALYZE_X_* */
+    double g, g_lo, g_hi;       /* leak rate, bytes per proof, 95% CI */
+    bool g_significant;         /* CI excludes 0 and g*proofs above the noise threshold */
+    size_t n_floors;
+    double floor_slope, floor_lo, floor_hi; /* valley-floor trend, bytes per proof */
+    bool fitted;
+} analyze_layer_t;
+
+typedef struct {
+    analyze_verdict_t verdict;
+    char reason[1280];  /* one sentence with the numbers */
+    char leak_where[160]; /* which layer/kind leaks, when verdict is leak */
+    analyze_layer_t layer[ANALYZE_NLAYERS];
+    /* headline numbers, also used by `check` and `sweep` */
+    double peak_rss, baseline_rss, s_per_proof; /* s_per_proof NAN if unknown */
+    double footprint_per_partition, footprint_se; /* rss f_synth: bytes per synthesis slot */
+    double leak_rate, leak_lo, leak_hi;           /* of the leak layer, or the largest among those checked */
+    int leak_layer;
+    double never_freed_bytes;                     /* tracked, excluding resident kinds */
+    double retained_bytes, retained_share;        /* (rss - je_allocated) at end minus at baseline */
+    double held_gibs, held_share;                 /* GiB*s after last use; share of the tracked working set area */
+    double pileup_s, pileup_excess;               /* longest stretch above the bound; max excess */
+    int pw, largest_pw;                           /* largest_pw: -1 when no RAM size or no model */
+    capacity_model_t capacity;                    /* the capacity model (capacity.ok: it gives numbers) */
+    double ram_bytes, margin;
+    double limit_rss;    /* what peak RSS is compared with: RAM or cap less the margin (+ file-backed RSS for a cap) */
+    size_t proofs_done, samples;
+    /* a watch run: growth is per proof when it has proof boundaries (marks,
+     * proofs_done), else per second; leak_rate/lo/hi are in that unit */
+    bool watch, per_proof;
+    char headline[320]; /* "leak: 2.0 MiB per proof, never freed at f (f.c:14)"; "" for a batch */
+    json_t *json; /* the whole analysis (verdict, evidence, every section); owned */
+} analyze_result_t;
+
+/* Analyzes a loaded run. Returns 0, -EINVAL (err: e.g. no samples) or
+ * -ENOMEM. The caller clears *ret with analyze_result_clear. */
+int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
+                    size_t errlen);
+void analyze_result_clear(analyze_result_t *r);
+/* Predicted peak RSS at pw synthesis workers, from the capacity model
+ * (capacity.h). NAN when the model gives no numbers. */
+double analyze_predict_peak(const analyze_result_t *r, int pw);
+/* Writes r's verdict object into DIR/run.json under "verdict" (read, modify,
+ * write to a temp file, rename): the rest of run.json is kept. */
+int analyze_write_verdict(const char *dir, const analyze_result_t *r, char *err, size_t errlen);
+
+/* Bytes for people: "1.50 GiB", "12.3 MiB", "4.0 KiB", "512 B"; "n/a" when
+ * not finite. Returns buf. */
+char *analyze_fmt_bytes(char *buf, size_t len, double v);
+
+/* Parses a size: "128G", "755GiB", "64000000000", "512M", "1.5T" (binary
+ * units; a bare number is bytes). Returns false when malformed. */
+bool analyze_parse_size(uint64_t *ret, const char *text);
+
+#endif

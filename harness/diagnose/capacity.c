@@ -1,0 +1,538 @@
+/* The capacity model; see capacity.h and docs/diagnosis.md. */
+#define _GNU_SOURCE
+#include "harness/diagnose/capacity.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/diagnose/analyze.h"
+
+
+/* The model is refused when its 95% half-width at the run's own pw is
+ * above this share of what the partitions add over the baseline. */
+#define WEAK_SHARE 0.5
+/* A warning when the model misses the run's own peak by more than this. */
+#define MISS_SHARE 0.10
+
+const char *capacity_state_name(enum capacity_state s)
+{
+    static const char *const names[CAPACITY_NSTATES] = {"synthesizing", "waiting", "proving", "finishing"};
+    return (unsigned)s < CAPACITY_NSTATES ? names[s] : "?";
+}
+
+/* A count from run.json's config, or dflt when absent or no plausible
+ * count (negative, fractional, past 2^20: a damaged file). */
+static int cfg_int(const json_t *cfg, const char *key, int dflt)
+{
+    const json_t *v = json_object_get(cfg, key);
+    double x = json_is_number(v) ? json_number_value(v) : -1;
+    return x >= 0 && x <= (double)(1 << 20) && x == floor(x) ? (int)x : dflt;
+}
+
+/* ---- per-partition bytes by state, from buffers.csv and stages.csv ---- */
+
+struct buf {
+    long key;
+    double bytes, t_alloc, t_free;
+};
+
+struct stage_times {
+    long key;
+    double synth0, synth1, prove0, prove1, finish1; /* NAN until seen */
+};
+
+static int cmp_buf(const void *a, const void *b)
+{
+    const struct buf *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_stage(const void *a, const void *b)
+{
+    const struct stage_times *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+/* Largest sum of live bytes over [a, b) among bufs[0..k): it is reached at
+ * a or at an allocation inside the interval (one made at b belongs to the
+ * next state). */
+static double peak_in(const struct buf *bufs, size_t k, double a, double b)
+{
+    double best = 0;
+    for (size_t c = 0; c <= k; c++) {
+        double t = c == k ? a : bufs[c].t_alloc;
+        if (t < a || (t >= b && c != k))
+            continue;
+        double live = 0;
+        for (size_t j = 0; j < k; j++)
+            if (bufs[j].t_alloc <= t && t < bufs[j].t_free)
+                live += bufs[j].bytes;
+        best = fmax(best, live);
+    }
+    return best;
+}
+
+/* Host buffers tagged with a partition, sorted by partition. */
+static int load_bufs(struct buf **ret, size_t *n, const run_csv_t *bc, long parts)
+{
+    int ck = run_csv_col(bc, "proof"), cp = run_csv_col(bc, "partition"), cb = run_csv_col(bc, "bytes"),
+        ca = run_csv_col(bc, "t_alloc_ms"), cf = run_csv_col(bc, "t_free_ms"), cd = run_csv_col(bc, "device");
+    struct buf *b = malloc((bc->nrows + 1) * sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < bc->nrows; i++) {
+        double proof = run_csv_num(bc, i, ck), part = run_csv_num(bc, i, cp);
+        if (!(proof >= 0) || !(part >= 0) || strcmp(run_csv_text(bc, i, cd), "host") != 0)
+            continue;
+        double tf = run_csv_num(bc, i, cf);
+        b[k++] = (struct buf){(long)proof * parts + (long)part, run_csv_num(bc, i, cb), run_csv_num(bc, i, ca),
+                              isfinite(tf) ? tf : INFINITY};
+    }
+    qsort(b, k, sizeof *b, cmp_buf);
+    *ret = b;
+    *n = k;
+    return 0;
+}
+
+static int load_stages(struct stage_times **ret, size_t *n, const run_csv_t *sc, long parts)
+{
+    int ck = run_csv_col(sc, "proof"), cp = run_csv_col(sc, "partition"), cs = run_csv_col(sc, "stage"),
+        c0 = run_csv_col(sc, "t_start_ms"), c1 = run_csv_col(sc, "t_end_ms");
+    struct stage_times *s = malloc((sc->nrows + 1) * sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < sc->nrows; i++) {
+        double proof = run_csv_num(sc, i, ck), part = run_csv_num(sc, i, cp);
+        if (!(proof >= 0) || !(part >= 0))
+            continue;
+        s[k++] = (struct stage_times){(long)proof * parts + (long)part, NAN, NAN, NAN, NAN, NAN};
+        const char *st = run_csv_text(sc, i, cs);
+        double t0 = run_csv_num(sc, i, c0), t1 = run_csv_num(sc, i, c1);
+        struct stage_times *x = &s[k - 1];
+        if (strcmp(st, "synth") == 0)
+            x->synth0 = t0, x->synth1 = t1;
+        else if (strcmp(st, "prove") == 0)
+            x->prove0 = t0, x->prove1 = t1;
+        else if (strcmp(st, "finish") == 0)
+            x->finish1 = t1;
+        else
+            k--;
+    }
+    qsort(s, k, sizeof *s, cmp_stage);
+    /* one record per partition: merge the rows of each key */
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m > 0 && s[m - 1].key == s[i].key) {
+            struct stage_times *d = &s[m - 1];
+            if (isfinite(s[i].synth0))
+                d->synth0 = s[i].synth0, d->synth1 = s[i].synth1;
+            if (isfinite(s[i].prove0))
+                d->prove0 = s[i].prove0, d->prove1 = s[i].prove1;
+            if (isfinite(s[i].finish1))
+                d->finish1 = s[i].finish1;
+        } else {
+            s[m++] = s[i];
+        }
+    }
+    *ret = s;
+    *n = m;
+    return 0;
+}
+
+static void measure_states(capacity_model_t *m, const struct buf *b, size_t nb, const struct stage_times *st,
+                           size_t ns)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const struct stage_times *x = &st[i];
+        if (!isfinite(x->synth1) || !isfinite(x->prove1) || !isfinite(x->finish1))
+            continue; /* a partition that did not go all the way */
+        while (j < nb && b[j].key < x->key)
+            j++;
+        size_t k = j;
+        while (k < nb && b[k].key == x->key)
+            k++;
+        const struct buf *pb = b + j;
+        size_t cnt = k - j;
+        double f[CAPACITY_NSTATES] = {
+            peak_in(pb, cnt, x->synth0, x->synth1),
+            peak_in(pb, cnt, x->synth1, x->prove0),
+            peak_in(pb, cnt, x->prove0, x->prove1),
+            peak_in(pb, cnt, x->prove1, x->finish1),
+        };
+        for (int s = 0; s < CAPACITY_NSTATES; s++)
+            m->state_bytes[s] = fmax(m->state_bytes[s], f[s]);
+        m->partitions_measured++;
+    }
+}
+
+/* ---- the untracked remainder ---- */
+
+struct event {
+    double t, delta;
+};
+
+static int cmp_event(const void *a, const void *b)
+{
+    const struct event *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Bytes of partition-tagged buffers live at each sample time (t sorted). */
+static int tagged_live(double *out, const double *t, size_t n, const struct buf *b, size_t nb)
+{
+    struct event *ev = malloc((2 * nb + 1) * sizeof *ev);
+    if (!ev)
+        return -ENOMEM;
+    size_t ne = 0;
+    for (size_t i = 0; i < nb; i++) {
+        ev[ne++] = (struct event){b[i].t_alloc, b[i].bytes};
+        if (isfinite(b[i].t_free))
+            ev[ne++] = (struct event){b[i].t_free, -b[i].bytes};
+    }
+    qsort(ev, ne, sizeof *ev, cmp_event);
+    double live = 0;
+    size_t e = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (e < ne && ev[e].t <= t[i])
+            live += ev[e++].delta;
+        out[i] = live;
+    }
+    free(ev);
+    return 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The residual RSS - B - (partition bytes live) at the samples where the
+ * partition bytes are within 10% of their largest value. */
+static int fit_untracked(capacity_model_t *m, const run_csv_t *sc, const struct buf *b, size_t nb)
+{
+    size_t n = sc->nrows;
+    int ct = run_csv_col(sc, "t_ms"), crss = run_csv_col(sc, "rss"), cfin = run_csv_col(sc, "n_finish");
+    double *t = malloc((n + 1) * sizeof *t), *p = malloc((n + 1) * sizeof *p), *y = malloc((n + 1) * sizeof *y);
+    int rc = -ENOMEM;
+    if (!t || !p || !y)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        t[i] = run_csv_num(sc, i, ct);
+        if (cfin >= 0)
+            m->finishing = (int)fmax(m->finishing, run_csv_num(sc, i, cfin));
+    }
+    if ((rc = tagged_live(p, t, n, b, nb)) < 0)
+        goto done;
+    double pmax = 0;
+    for (size_t i = 0; i < n; i++)
+        pmax = fmax(pmax, p[i]);
+    m->tracked_peak = pmax;
+    size_t k = 0;
+    for (size_t i = 0; i < n && pmax > 0; i++)
+        if (p[i] >= 0.9 * pmax)
+            y[k++] = run_csv_num(sc, i, crss) - m->baseline - p[i];
+    m->fit_samples = k;
+    if (k == 0)
+        goto done;
+    qsort(y, k, sizeof *y, cmp_dbl);
+    m->untracked = y[(size_t)floor(0.9 * (double)(k - 1))];
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < k; i++)
+        mean += y[i] / (double)k;
+    for (size_t i = 0; i < k; i++)
+        var += (y[i] - mean) * (y[i] - mean) / (double)(k > 1 ? k - 1 : 1);
+    m->untracked_sd = sqrt(var);
+done:
+    free(t);
+    free(p);
+    free(y);
+    return rc;
+}
+
+/* ---- prediction ---- */
+
+void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
+{
+    memset(out, 0, sizeof *out);
+    out->pw = pw;
+    long avail = m->concurrency > 0 && m->partitions > 0 ? (long)m->concurrency * m->partitions - m->finishing
+                                                          : 1L << 30;
+    if (avail < 0)
+        avail = 0;
+    long proving = m->gpu_workers < avail ? m->gpu_workers : avail;
+    long queued = m->gpu_queue < avail - proving ? m->gpu_queue : avail - proving;
+    long slots = pw < avail - proving - queued ? pw : avail - proving - queued;
+    out->bound = slots < pw;
+    const double *F = m->state_bytes;
+    /* a slot holds a partition while synthesizing and while blocked: count
+     * it in whichever state holds more */
+    bool slot_synth = F[CAPACITY_SYNTH] > F[CAPACITY_HELD];
+    out->n[CAPACITY_SYNTH] = slot_synth ? (int)slots : 0;
+    out->n[CAPACITY_HELD] = (int)(queued + (slot_synth ? 0 : slots));
+    out->n[CAPACITY_PROVE] = (int)proving;
+    out->n[CAPACITY_FINISH] = m->finishing;
+    double tracked = 0;
+    for (int s = 0; s < CAPACITY_NSTATES; s++)
+        tracked += out->n[s] * F[s];
+    /* the residual's spread, scaled with the partitions as the residual is */
+    double scale = m->tracked_run > 0 ? tracked / m->tracked_run : 1;
+    double half = 2 * m->untracked_sd * scale;
+    out->peak = m->baseline + (1 + m->untracked_share) * tracked;
+    out->low = out->peak - half;
+    out->high = out->peak + half;
+    if (m->load_peak > out->peak) { /* loading peaked higher than this pw works */
+        out->peak = out->low = out->high = m->load_peak;
+        out->load = true;
+    }
+}
+
+int capacity_max_pw(const capacity_model_t *m, double limit, int pw_max)
+{
+    int best = 0;
+    for (int w = 1; w <= pw_max; w++) {
+        capacity_point_t c;
+        capacity_predict(&c, m, w);
+        if (c.peak > limit)
+            break;
+        if (c.bound)
+            break; /* from here on every pw has the same peak */
+        best = w;
+    }
+    return best;
+}
+
+int capacity_saturation_pw(const capacity_model_t *m, int pw_max)
+{
+    for (int w = 1; w <= pw_max; w++) {
+        capacity_point_t c;
+        capacity_predict(&c, m, w);
+        if (c.bound)
+            return w - 1 > 0 ? w - 1 : 1;
+    }
+    return 0;
+}
+
+void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int pw_max)
+{
+    char b1[32];
+    int sat = capacity_saturation_pw(m, pw_max);
+    if (sat > 0)
+        snprintf(out, cap,
+                 "pw above %d adds no memory: at most %d proof%s x %d partitions are in flight, and the prover "
+                 "queue (depth %d), %d prover worker%s and %d finishing hold the rest",
+                 sat, m->concurrency, m->concurrency == 1 ? "" : "s", m->partitions, m->gpu_queue, m->gpu_workers,
+                 m->gpu_workers == 1 ? "" : "s", m->finishing);
+    else
+        snprintf(out, cap, "each synthesis worker (pw) adds %s (the partition it holds, with %.0f%% untracked)",
+                 analyze_fmt_bytes(b1, sizeof b1,
+                           (1 + m->untracked_share) *
+                               fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD])),
+                 100 * m->untracked_share);
+}
+
+/* ---- fitting ---- */
+
+/* The peak while partitions were in the pipeline, and the high-water mark
+ * before the first one: loading parameters can peak above the work (a heap
+ * decode holds the mapped file and the copy at once), and that peak does
+ * not move with pw. */
+static void measure_peaks(capacity_model_t *m, const run_csv_t *sc)
+{
+    int crss = run_csv_col(sc, "rss"), chwm = run_csv_col(sc, "hwm"), cadm = run_csv_col(sc, "partitions_admitted"),
+        cq = run_csv_col(sc, "q_synth"), cs = run_csv_col(sc, "n_synth");
+    double hwm_before = NAN, hwm_last = NAN;
+    bool working = false;
+    m->measured_peak = 0;
+    for (size_t i = 0; i < sc->nrows; i++) {
+        double adm = cadm >= 0 ? run_csv_num(sc, i, cadm) : run_csv_num(sc, i, cq) + run_csv_num(sc, i, cs);
+        double hwm = chwm >= 0 ? run_csv_num(sc, i, chwm) : NAN;
+        working = working || adm > 0;
+        if (!working)
+            hwm_before = hwm;
+        else
+            m->measured_peak = fmax(m->measured_peak, run_csv_num(sc, i, crss));
+        hwm_last = hwm;
+    }
+    if (!isfinite(hwm_before) && sc->nrows > 0 && chwm >= 0)
+        hwm_before = run_csv_num(sc, 0, chwm); /* work from the first sample: its mark predates it */
+    m->load_peak = isfinite(hwm_before) ? hwm_before : 0;
+    /* the mark rose during the work: a peak between two samples */
+    if (isfinite(hwm_last) && hwm_last > m->load_peak)
+        m->measured_peak = fmax(m->measured_peak, hwm_last);
+}
+
+int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t *buffers, const run_csv_t *stages,
+                 const json_t *config, double baseline_rss)
+{
+    memset(m, 0, sizeof *m);
+    m->pw = cfg_int(config, "pw", -1);
+    m->gpu_workers = cfg_int(config, "gpu_workers", 1);
+    m->gpu_queue = cfg_int(config, "gpu_queue", m->gpu_workers);
+    m->concurrency = cfg_int(config, "concurrency", 0);
+    m->partitions = cfg_int(config, "partitions", 0);
+    m->baseline = baseline_rss;
+    measure_peaks(m, samples);
+    double measured_peak = m->measured_peak;
+    if (m->pw < 1) {
+        snprintf(m->why, sizeof m->why, "run.json has no pipeline config (pw): not a zkbench batch run");
+        return 0;
+    }
+    if (!buffers || !stages || buffers->nrows == 0 || stages->nrows == 0) {
+        snprintf(m->why, sizeof m->why, "no buffers.csv or stages.csv rows: the bytes per partition are unknown");
+        return 0;
+    }
+    long parts = m->partitions > 0 ? m->partitions : 1024;
+    struct buf *b = NULL;
+    struct stage_times *st = NULL;
+    size_t nb = 0, ns = 0;
+    int rc;
+    if ((rc = load_bufs(&b, &nb, buffers, parts)) < 0 || (rc = load_stages(&st, &ns, stages, parts)) < 0) {
+        free(b);
+        free(st);
+        return rc;
+    }
+    measure_states(m, b, nb, st, ns);
+    rc = fit_untracked(m, samples, b, nb);
+    free(b);
+    free(st);
+    if (rc < 0)
+        return rc;
+
+    char b1[32], b2[32];
+    if (m->partitions_measured == 0) {
+        snprintf(m->why, sizeof m->why,
+                 "no partition went through synthesis, proving and finish: the bytes per partition are unknown");
+        return 0;
+    }
+    if (m->fit_samples < 5) {
+        snprintf(m->why, sizeof m->why,
+                 "%zu samples near the largest partition bytes: too few to measure what RSS holds beyond the "
+                 "tracked buffers (need 5; lower --sample-ms or run longer)", m->fit_samples);
+        return 0;
+    }
+    capacity_model_t bare = *m;
+    bare.untracked_share = 0;
+    bare.untracked_sd = 0;
+    bare.load_peak = 0;
+    capacity_point_t c;
+    capacity_predict(&c, &bare, m->pw);
+    m->tracked_run = c.peak - m->baseline;
+    if (!(m->tracked_run > 0)) {
+        snprintf(m->why, sizeof m->why, "the partitions hold no tracked bytes at the run's pw: nothing to scale");
+        return 0;
+    }
+    m->untracked_share = m->untracked / m->tracked_run;
+    if (m->untracked_share <= -1) {
+        snprintf(m->why, sizeof m->why,
+                 "RSS at the peak is %s below the baseline plus the partitions' %s: the baseline held memory the "
+                 "run reused, and the model does not describe this run",
+                 analyze_fmt_bytes(b1, sizeof b1, -m->untracked), analyze_fmt_bytes(b2, sizeof b2, m->tracked_run));
+        return 0;
+    }
+    capacity_model_t no_load = *m;
+    no_load.load_peak = 0;
+    capacity_predict(&c, &no_load, m->pw); /* the work's own peak, to check the model with */
+    m->model_peak_at_run = c.peak;
+    double added = c.peak - m->baseline, half = c.high - c.peak;
+    if (!(added > 0) || half > WEAK_SHARE * added) {
+        snprintf(m->why, sizeof m->why,
+                 "the model is too uncertain: at pw %d it adds %s over the baseline +- %s (RSS beyond the tracked "
+                 "buffers varies by %s near the peak)",
+                 m->pw, analyze_fmt_bytes(b1, sizeof b1, added), analyze_fmt_bytes(b2, sizeof b2, half),
+                 analyze_fmt_bytes((char[32]){0}, 32, m->untracked_sd));
+        return 0;
+    }
+    m->ok = true;
+    if (m->untracked_share > 1)
+        snprintf(m->warning, sizeof m->warning,
+                 "RSS beyond the tracked buffers (%s near the peak) is more than the partitions hold: it is scaled "
+                 "with them, but much of it may be fixed (a runtime, pinned staging), so predictions far from pw %d "
+                 "are rough",
+                 analyze_fmt_bytes(b1, sizeof b1, m->untracked), m->pw);
+    double miss = isfinite(measured_peak) && measured_peak > m->baseline
+                      ? (c.peak - measured_peak) / (measured_peak - m->baseline) : 0;
+    if (fabs(miss) > MISS_SHARE && !m->warning[0])
+        snprintf(m->warning, sizeof m->warning,
+                 "at the run's own pw %d the model gives %s, the run peaked at %s (%+.0f%% of the working set): "
+                 "the pipeline was not saturated at its peak, or the peak was brief",
+                 m->pw, analyze_fmt_bytes(b1, sizeof b1, c.peak), analyze_fmt_bytes(b2, sizeof b2, measured_peak), 100 * miss);
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *jb(double v)
+{
+    return isfinite(v) ? json_integer((json_int_t)llround(v)) : json_null();
+}
+
+json_t *capacity_json(const capacity_model_t *m, int pw_max, double limit)
+{
+    json_t *j = json_object(), *states = json_object(), *pred = json_array();
+    json_object_set_new(j, "ok", json_boolean(m->ok));
+    for (int s = 0; s < CAPACITY_NSTATES; s++)
+        json_object_set_new(states, capacity_state_name((enum capacity_state)s), jb(m->state_bytes[s]));
+    json_object_set_new(j, "bytes_per_partition", states);
+    json_object_set_new(j, "partitions_measured", json_integer((json_int_t)m->partitions_measured));
+    json_object_set_new(j, "untracked",
+                        json_pack("{s:o,s:o,s:f,s:o,s:I}", "bytes_at_peak", jb(m->untracked), "sd",
+                                  jb(m->untracked_sd), "share_of_tracked", m->untracked_share, "tracked_at_run",
+                                  jb(m->tracked_run), "samples", (json_int_t)m->fit_samples));
+    json_object_set_new(j, "bounds",
+                        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "pw", m->pw, "gpu_queue", m->gpu_queue, "gpu_workers",
+                                  m->gpu_workers, "concurrency", m->concurrency, "partitions", m->partitions,
+                                  "finishing", m->finishing));
+    if (!m->ok) {
+        json_object_set_new(j, "why", json_string(m->why));
+        json_object_set_new(j, "predicted", pred);
+        json_object_set_new(j, "max_pw", json_null());
+        json_object_set_new(j, "bound_by", json_null());
+        return j;
+    }
+    if (m->warning[0])
+        json_object_set_new(j, "warning", json_string(m->warning));
+    json_object_set_new(j, "model_at_run", json_pack("{s:i,s:o,s:o}", "pw", m->pw, "predicted",
+                                                     jb(m->model_peak_at_run), "measured", jb(m->measured_peak)));
+    json_object_set_new(j, "load_peak", jb(m->load_peak));
+    int sat = capacity_saturation_pw(m, 4096), mx = isfinite(limit) ? capacity_max_pw(m, limit, 4096) : 0;
+    int last = pw_max;
+    if (sat > 0 && sat + 1 > last)
+        last = sat + 1;
+    if (mx + 1 > last)
+        last = mx + 1;
+    if (last > 64 && last > pw_max)
+        last = pw_max > 64 ? pw_max : 64; /* the list goes into run.json: keep it readable */
+    for (int w = 1; w <= last; w++) {
+        capacity_point_t c;
+        capacity_predict(&c, m, w);
+        json_t *occ = json_object();
+        for (int s = 0; s < CAPACITY_NSTATES; s++)
+            json_object_set_new(occ, capacity_state_name((enum capacity_state)s), json_integer(c.n[s]));
+        json_array_append_new(pred, json_pack("{s:i,s:o,s:o,s:o,s:o,s:b,s:b}", "pw", w, "peak_rss", jb(c.peak),
+                                              "low", jb(c.low), "high", jb(c.high), "occupancy", occ, "bound",
+                                              c.bound, "load_peak", c.load));
+    }
+    json_object_set_new(j, "predicted", pred);
+    char text[400];
+    capacity_bound_text(text, sizeof text, m, 4096);
+    json_object_set_new(j, "bound_text", json_string(text));
+    if (isfinite(limit)) {
+        capacity_point_t c;
+        capacity_predict(&c, m, mx + 1);
+        json_object_set_new(j, "limit_bytes", jb(limit));
+        json_object_set_new(j, "max_pw", json_integer(mx));
+        /* in-flight: pw mx + 1 and above fit too, but add nothing */
+        json_object_set_new(j, "bound_by", json_string(c.bound && c.peak <= limit ? "in-flight" : "memory"));
+    } else {
+        json_object_set_new(j, "max_pw", json_null());
+        json_object_set_new(j, "bound_by", json_null());
+    }
+    return j;
+}

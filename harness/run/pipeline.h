@@ -1,0 +1,87 @@
+/*
+ * The batch pipeline, shaped like production GPU provers:
+ *
+ *   coordinator (the calling thread): admits proofs while fewer than
+ *     `concurrency` are in flight, each as `partitions` synthesis jobs;
+ *   synthesis pool (`pw` threads): witness of a partition (kind aux), then
+ *     hands it to the bounded prover queue (`gpu_queue` slots), blocking while
+ *     it is full, so at most pw + gpu_queue synthesized partitions exist;
+ *   prover workers (`gpu_workers` per device; CPU threads without a GPU):
+ *     prove_start (a, b, c, H, G1 MSMs; b_g2 MSM started on its own thread),
+ *     free the witness, hand the pending handle to the finish stage;
+ *   finish pool: prove_finish (join b_g2, assemble, release the pending
+ *     buffers as `dealloc` says), and when a proof's last partition is done,
+ *     batch-verify it and write its row.
+ *
+ * Every stage writes its row to stages.csv; occupancy counters feed the
+ * sampler. Faults can be planted (struct pipeline_faults) to check that the
+ * diagnosis names them.
+ */
+#ifndef ZKB_PIPELINE_H
+#define ZKB_PIPELINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "harness/run/run_clock.h"
+#include "harness/run/run_files.h"
+#include "harness/run/sampler.h"
+#include "prover/circuit/circuit.h"
+#include "prover/groth16.h"
+
+enum pipeline_trim { TRIM_NONE, TRIM_PARTITION, TRIM_PROOF };
+
+/* Planted faults (zkbench batch --inject). */
+struct pipeline_faults {
+    int leak_kind;         /* -1: none; else a mem_kind whose buffers are leaked */
+    unsigned leak_every;   /* leak one in every N partitions (1: all) */
+    int hold_kind;         /* -1: none; else buffers of this kind held... */
+    unsigned hold_ms;      /* ...this long after their last use */
+    bool no_purge;         /* --trim asks, nothing is purged */
+    bool pileup;           /* synthesis does not wait for the prover queue */
+};
+
+struct pipeline_config {
+    unsigned count, concurrency, partitions;
+    unsigned pw, gpu_workers, gpu_queue, finish_workers, threads;
+    bool split, verify;
+    enum dealloc_mode dealloc;
+    enum pipeline_trim trim;
+    uint64_t seed;
+    struct pipeline_faults faults;
+};
+
+struct pipeline_env {
+    const circuit_t *circ;
+    const groth16_params_t *pk;
+    const groth16_shape_t *shape;
+    const groth16_pvk_t *pvk;
+    const backend_t *backend; /* NULL: CPU */
+    run_files_t *rf;
+    double t0;                        /* run start, run_clock_now() */
+    volatile sig_atomic_t *stop_flag; /* set by SIGINT/SIGTERM */
+    /* progress: called by the coordinator about every 200 ms */
+    void (*progress)(void *ctx, unsigned proofs_done, unsigned count);
+    void *progress_ctx;
+};
+
+struct pipeline_result {
+    unsigned proofs_done, proofs_failed;
+    bool interrupted;
+    int error;             /* first worker error (negative errno), 0 if none */
+    double wall_s;         /* first admission to last proof */
+    double proof_ms_avg, proof_ms_min, proof_ms_max;
+};
+
+typedef struct pipeline pipeline_t;
+
+/* Creates the pipeline (no threads yet). */
+int pipeline_new(pipeline_t **ret, const struct pipeline_config *cfg, const struct pipeline_env *env);
+/* Runs the batch to completion or interruption on the calling thread. */
+int pipeline_run(pipeline_t *p, struct pipeline_result *out);
+void pipeline_free(pipeline_t *p);
+/* A sampler occupancy callback (ctx = the pipeline). */
+void pipeline_occupancy(void *ctx, uint64_t occ[SAMPLER_OCC_COUNT]);
+
+#endif

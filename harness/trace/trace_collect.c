@@ -1,0 +1,800 @@
+/*
+ * `zkbench watch --trace`'s collector (trace_collect.h): pairs each traced
+ * process's A and F lines into buffers, resolves the sites' stacks
+ * (trace_symbols.h) to the first frame outside the tracer, the allocator and
+ * allocation wrappers, adds the small-allocation counters, and writes the
+ * run's CSV files. The file format is docs/trace-format.md.
+ */
+#define _GNU_SOURCE
+#include "harness/trace/trace_collect.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/trace/trace_symbols.h"
+
+#define MAX_FRAMES 32
+
+struct tbuf {
+    uint64_t t_alloc, t_free; /* ns; t_free 0: never freed */
+    uint64_t bytes;
+    size_t site;  /* index into sites */
+    size_t kind;  /* index into kinds + 1; 0: none */
+    int device;   /* -1 host, else the GPU */
+};
+
+struct tsite {
+    char label[256];
+    char *function, *file, *module, *frames;
+    int line;
+    uint64_t n_allocs, bytes_total, n_small, bytes_small, never_freed, n_never_freed;
+};
+
+struct tmark {
+    uint64_t t;
+    int pid;
+    char *name;
+};
+
+struct stack {
+    uint64_t hash;
+    int n;
+    uint64_t f[MAX_FRAMES];
+};
+
+struct collect {
+    struct tbuf *bufs;
+    size_t nbufs, capbufs;
+    struct tsite *sites;
+    size_t nsites, capsites;
+    size_t *site_index; /* open addressing over labels: site + 1, 0 empty */
+    size_t cap_index;
+    char **kinds;
+    size_t nkinds, capkinds;
+    struct tmark *marks;
+    size_t nmarks, capmarks;
+    bool symbols;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -ENOMEM;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* The site labelled label (made on first use); SIZE_MAX when out of memory. */
+static size_t site_of(struct collect *c, const char *label, const struct trace_frame *fr, const char *frames)
+{
+    if (2 * (c->nsites + 1) > c->cap_index) {
+        size_t cap = c->cap_index ? 2 * c->cap_index : 1024;
+        size_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return SIZE_MAX;
+        for (size_t i = 0; i < c->nsites; i++) {
+            size_t j = str_hash(c->sites[i].label) & (cap - 1);
+            while (t[j])
+                j = (j + 1) & (cap - 1);
+            t[j] = i + 1;
+        }
+        free(c->site_index);
+        c->site_index = t;
+        c->cap_index = cap;
+    }
+    size_t j = str_hash(label) & (c->cap_index - 1);
+    while (c->site_index[j]) {
+        struct tsite *s = &c->sites[c->site_index[j] - 1];
+        if (strcmp(s->label, label) == 0) {
+            if (!s->frames && frames)
+                s->frames = strdup(frames);
+            return c->site_index[j] - 1;
+        }
+        j = (j + 1) & (c->cap_index - 1);
+    }
+    if (grow((void **)&c->sites, &c->capsites, c->nsites, sizeof *c->sites) < 0)
+        return SIZE_MAX;
+    struct tsite *s = &c->sites[c->nsites];
+    memset(s, 0, sizeof *s);
+    snprintf(s->label, sizeof s->label, "%s", label);
+    if (fr) {
+        s->function = fr->function ? strdup(fr->function) : NULL;
+        s->file = fr->file ? strdup(fr->file) : NULL;
+        s->module = strdup(fr->module);
+        s->line = fr->line;
+    }
+    s->frames = frames ? strdup(frames) : NULL;
+    c->site_index[j] = ++c->nsites;
+    return c->nsites - 1;
+}
+
+static size_t kind_of(struct collect *c, const char *name)
+{
+    for (size_t i = 0; i < c->nkinds; i++)
+        if (strcmp(c->kinds[i], name) == 0)
+            return i + 1;
+    if (grow((void **)&c->kinds, &c->capkinds, c->nkinds, sizeof *c->kinds) < 0)
+        return 0;
+    char *k = strdup(name);
+    if (!k)
+        return 0;
+    trace_syms_sanitize(k);
+    c->kinds[c->nkinds++] = k;
+    return c->nkinds;
+}
+
+/* ---- one process's file ---- */
+
+struct open_ent {
+    uint64_t key; /* ptr << 8 | class; 0 empty, UINT64_MAX deleted */
+    size_t buf;
+};
+
+struct pfile {
+    int pid, ppid;
+    bool exited;
+    char exe[512];
+    char *maps;
+    size_t maps_len, maps_cap;
+    struct stack *stacks;
+    size_t nstacks, capstacks;
+    size_t kind_map[256]; /* the file's kind id -> kinds index + 1 */
+    struct open_ent *open;
+    size_t cap_open, used_open;
+    uint64_t n_alloc, n_free, never_freed, n_small, bytes_small;
+    size_t bad_lines;
+};
+
+static size_t open_slot(uint64_t key, size_t cap)
+{
+    return (size_t)(key * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+}
+
+static int open_put(struct pfile *p, uint64_t key, size_t buf)
+{
+    if (2 * (p->used_open + 1) > p->cap_open) {
+        size_t cap = p->cap_open ? 2 * p->cap_open : 1024, live = 0;
+        struct open_ent *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -ENOMEM;
+        for (size_t i = 0; i < p->cap_open; i++)
+            if (p->open[i].key && p->open[i].key != UINT64_MAX) {
+                size_t j = open_slot(p->open[i].key, cap);
+                while (t[j].key)
+                    j = (j + 1) & (cap - 1);
+                t[j] = p->open[i];
+                live++;
+            }
+        free(p->open);
+        p->open = t;
+        p->cap_open = cap;
+        p->used_open = live;
+    }
+    size_t j = open_slot(key, p->cap_open);
+    while (p->open[j].key && p->open[j].key != UINT64_MAX) {
+        if (p->open[j].key == key) { /* an address recorded again: the newer one counts */
+            p->open[j].buf = buf;
+            return 0;
+        }
+        j = (j + 1) & (p->cap_open - 1);
+    }
+    if (!p->open[j].key)
+        p->used_open++;
+    p->open[j].key = key;
+    p->open[j].buf = buf;
+    return 0;
+}
+
+static bool open_take(struct pfile *p, uint64_t key, size_t *buf)
+{
+    if (!p->cap_open)
+        return false;
+    size_t j = open_slot(key, p->cap_open);
+    while (p->open[j].key) {
+        if (p->open[j].key == key) {
+            *buf = p->open[j].buf;
+            p->open[j].key = UINT64_MAX;
+            return true;
+        }
+        j = (j + 1) & (p->cap_open - 1);
+    }
+    return false;
+}
+
+static struct stack *stack_find(struct pfile *p, uint64_t hash)
+{
+    for (size_t i = 0; i < p->nstacks; i++)
+        if (p->stacks[i].hash == hash)
+            return &p->stacks[i];
+    return NULL;
+}
+
+/* Resolves a stack to its site: the first frame outside the tracer and the
+ * allocation wrappers; frames joined with ';' from there. */
+static size_t stack_site(struct collect *c, trace_syms_t *syms, const struct stack *st, bool pinned)
+{
+    struct trace_frame fr[MAX_FRAMES];
+    int first = -1, first_any = -1;
+    for (int i = 0; i < st->n; i++) {
+        trace_syms_resolve(syms, st->f[i], &fr[i]);
+        if (fr[i].function)
+            c->symbols = true;
+        if (first_any < 0 && !strstr(fr[i].module, "libzkbench-"))
+            first_any = i;
+        if (first < 0 && !fr[i].wrapper)
+            first = i;
+    }
+    if (first < 0)
+        first = first_any;
+    if (first < 0)
+        return site_of(c, "unknown", NULL, NULL);
+    char frames[4096] = "";
+    for (int i = first; i < st->n; i++)
+        snprintf(frames + strlen(frames), sizeof frames - strlen(frames), "%s%s", i > first ? ";" : "",
+                 fr[i].label);
+    char label[256];
+    snprintf(label, sizeof label, "%s%s", pinned ? "pinned:" : "", fr[first].label);
+    return site_of(c, label, &fr[first], frames);
+}
+
+/* Reads PATH.small's counters into the sites. */
+static int read_small(struct collect *c, trace_syms_t *syms, struct pfile *p, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 0 : -errno;
+    struct {
+        char magic[8];
+        uint32_t nslots, nstripes;
+        uint64_t min, reserved[5];
+    } h;
+    int rc = 0;
+    uint64_t *keys = NULL, *ctr = NULL;
+    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, "ZKTSMAL1", 8) != 0 || h.nslots == 0 ||
+        h.nslots > (1u << 24) || h.nstripes == 0 || h.nstripes > 64) {
+        rc = -EINVAL;
+        goto out;
+    }
+    keys = malloc((size_t)h.nslots * sizeof *keys);
+    ctr = malloc((size_t)h.nslots * 2 * sizeof *ctr);
+    if (!keys || !ctr) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    if (fread(keys, sizeof *keys, h.nslots, f) != h.nslots) {
+        rc = -EINVAL;
+        goto out;
+    }
+    uint64_t *sum = calloc((size_t)h.nslots * 2, sizeof *sum);
+    if (!sum) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (uint32_t s = 0; s < h.nstripes && rc == 0; s++) {
+        if (fread(ctr, 2 * sizeof *ctr, h.nslots, f) != h.nslots)
+            rc = -EINVAL;
+        for (uint32_t i = 0; i < h.nslots && rc == 0; i++) {
+            sum[2 * i] += ctr[2 * i];
+            sum[2 * i + 1] += ctr[2 * i + 1];
+        }
+    }
+    for (uint32_t i = 0; i < h.nslots && rc == 0; i++) {
+        if (!keys[i] || !sum[2 * i])
+            continue;
+        size_t si;
+        if (keys[i] == 1) {
+            si = site_of(c, "other-small", NULL, NULL);
+        } else {
+            struct trace_frame fr;
+            trace_syms_resolve(syms, keys[i], &fr);
+            si = site_of(c, fr.label, &fr, fr.label);
+        }
+        if (si == SIZE_MAX) {
+            rc = -ENOMEM;
+            break;
+        }
+        c->sites[si].n_small += sum[2 * i];
+        c->sites[si].bytes_small += sum[2 * i + 1];
+        p->n_small += sum[2 * i];
+        p->bytes_small += sum[2 * i + 1];
+    }
+    free(sum);
+out:
+    free(keys);
+    free(ctr);
+    fclose(f);
+    return rc;
+}
+
+/* A's and F's pair up inside the file; the stacks are resolved at the end,
+ * when every M line is known. */
+struct pending {
+    size_t buf;
+    uint64_t stack;
+    bool pinned;
+};
+
+static int read_trace(struct collect *c, const char *dir, const char *name, struct pfile *p, char *err,
+                      size_t errlen)
+{
+    char path[PATH_MAX + 512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -errno;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    size_t lineno = 0;
+    int rc = 0;
+    struct pending *pend = NULL;
+    size_t npend = 0, cappend = 0;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[len - 1] != '\n') { /* cut off by a kill or a full disk */
+            p->bad_lines++;
+            break;
+        }
+        line[--len] = 0;
+        if (lineno == 1) {
+            int off = 0;
+            if (sscanf(line, "Z 1 %d %d %*u %*u %n", &p->pid, &p->ppid, &off) < 2 || !off) {
+                snprintf(err, errlen, "%s: line 1: expected the header 'Z 1 PID PPID MIN T_NS EXE'", path);
+                rc = -EINVAL;
+                goto out;
+            }
+            snprintf(p->exe, sizeof p->exe, "%s", line + off);
+            continue;
+        }
+        switch (line[0]) {
+        case 'M': {
+            if (len < 3 || line[1] != ' ')
+                break;
+            const char *m = line + 2;
+            size_t ml = strlen(m);
+            /* the union of the snapshots, each line once */
+            bool dup = false;
+            for (const char *q = p->maps; q && q < p->maps + p->maps_len && !dup;) {
+                const char *e = memchr(q, '\n', (size_t)(p->maps + p->maps_len - q));
+                dup = e && (size_t)(e - q) == ml && memcmp(q, m, ml) == 0;
+                q = e ? e + 1 : p->maps + p->maps_len;
+            }
+            if (dup)
+                break;
+            while (p->maps_len + ml + 2 > p->maps_cap) {
+                size_t nc = p->maps_cap ? 2 * p->maps_cap : 65536;
+                char *q = realloc(p->maps, nc);
+                if (!q) {
+                    rc = -ENOMEM;
+                    goto oom;
+                }
+                p->maps = q;
+                p->maps_cap = nc;
+            }
+            memcpy(p->maps + p->maps_len, m, ml);
+            p->maps_len += ml;
+            p->maps[p->maps_len++] = '\n';
+            break;
+        }
+        case 'S': {
+            if (grow((void **)&p->stacks, &p->capstacks, p->nstacks, sizeof *p->stacks) < 0) {
+                rc = -ENOMEM;
+                goto oom;
+            }
+            struct stack *st = &p->stacks[p->nstacks];
+            char *q = line + 1;
+            st->hash = strtoull(q, &q, 16);
+            long n = strtol(q, &q, 10);
+            if (n < 0 || n > MAX_FRAMES) {
+                p->bad_lines++;
+                break;
+            }
+            st->n = 0;
+            for (long i = 0; i < n; i++) {
+                char *e;
+                uint64_t a = strtoull(q, &e, 16);
+                if (e == q)
+                    break;
+                st->f[st->n++] = a;
+                q = e;
+            }
+            p->nstacks++;
+            break;
+        }
+        case 'K': {
+            int id, off = 0;
+            if (sscanf(line, "K %d %n", &id, &off) < 1 || !off || id <= 0 || id > 255) {
+                p->bad_lines++;
+                break;
+            }
+            p->kind_map[id] = kind_of(c, line + off);
+            break;
+        }
+        case 'P': {
+            unsigned long long t;
+            int off = 0;
+            if (sscanf(line, "P %llu %n", &t, &off) < 1 || !off ||
+                grow((void **)&c->marks, &c->capmarks, c->nmarks, sizeof *c->marks) < 0) {
+                p->bad_lines++;
+                break;
+            }
+            c->marks[c->nmarks].t = t;
+            c->marks[c->nmarks].pid = p->pid;
+            c->marks[c->nmarks].name = strdup(line + off);
+            if (c->marks[c->nmarks].name)
+                c->nmarks++;
+            break;
+        }
+        case 'A': {
+            unsigned long long t, ptr, bytes, site;
+            unsigned kind;
+            char cls[16];
+            if (sscanf(line, "A %llu %llx %llu %llx %u %15s", &t, &ptr, &bytes, &site, &kind, cls) != 6 ||
+                !strchr("hmgp", cls[0]) || kind > 255) {
+                p->bad_lines++;
+                break;
+            }
+            if (grow((void **)&c->bufs, &c->capbufs, c->nbufs, sizeof *c->bufs) < 0 ||
+                grow((void **)&pend, &cappend, npend, sizeof *pend) < 0) {
+                rc = -ENOMEM;
+                goto oom;
+            }
+            struct tbuf *b = &c->bufs[c->nbufs];
+            b->t_alloc = t;
+            b->t_free = 0;
+            b->bytes = bytes;
+            b->kind = kind ? p->kind_map[kind] : 0;
+            b->device = cls[0] == 'g' ? atoi(cls + 1) : -1;
+            b->site = SIZE_MAX;
+            pend[npend].buf = c->nbufs;
+            pend[npend].stack = site;
+            pend[npend].pinned = cls[0] == 'p';
+            npend++;
+            if (open_put(p, ptr << 8 | (unsigned char)cls[0], c->nbufs) < 0) {
+                rc = -ENOMEM;
+                goto oom;
+            }
+            c->nbufs++;
+            p->n_alloc++;
+            break;
+        }
+        case 'F': {
+            unsigned long long t, ptr;
+            char cls[16];
+            size_t bi;
+            if (sscanf(line, "F %llu %llx %15s", &t, &ptr, cls) != 3) {
+                p->bad_lines++;
+                break;
+            }
+            if (open_take(p, ptr << 8 | (unsigned char)cls[0], &bi)) {
+                c->bufs[bi].t_free = t ? t : 1;
+                p->n_free++;
+            }
+            break;
+        }
+        case 'X': p->exited = true; break;
+        case 'N': break;
+        default: p->bad_lines++; break;
+        }
+    }
+    /* the stacks, now that the module maps are complete */
+    {
+        trace_syms_t *syms = NULL;
+        if (trace_syms_new(&syms, p->maps ? p->maps : "", p->maps_len) < 0) {
+            rc = -EIO;
+            snprintf(err, errlen, "%s: libdw could not start", path);
+            goto out;
+        }
+        /* one resolution per distinct stack */
+        size_t *memo = calloc(p->nstacks ? 2 * p->nstacks : 1, sizeof *memo);
+        for (size_t i = 0; i < npend; i++) {
+            struct tbuf *b = &c->bufs[pend[i].buf];
+            struct stack *st = stack_find(p, pend[i].stack);
+            size_t si;
+            if (!st) {
+                si = site_of(c, "unknown", NULL, NULL);
+            } else {
+                size_t k = (size_t)(st - p->stacks) * 2 + pend[i].pinned;
+                si = memo && memo[k] ? memo[k] - 1 : stack_site(c, syms, st, pend[i].pinned);
+                if (memo && si != SIZE_MAX)
+                    memo[k] = si + 1;
+            }
+            if (si == SIZE_MAX) {
+                rc = -ENOMEM;
+                break;
+            }
+            b->site = si;
+            c->sites[si].n_allocs++;
+            c->sites[si].bytes_total += b->bytes;
+            if (!b->t_free) {
+                c->sites[si].never_freed += b->bytes;
+                c->sites[si].n_never_freed++;
+                p->never_freed += b->bytes;
+            }
+        }
+        free(memo);
+        if (rc == 0) {
+            char sp[sizeof path];
+            snprintf(sp, sizeof sp, "%s", path);
+            char *dot = strrchr(sp, '.');
+            if (dot && (size_t)(dot - sp) + 7 < sizeof sp)
+                strcpy(dot, ".small");
+            int src = read_small(c, syms, p, sp);
+            if (src < 0 && src != -ENOMEM)
+                p->bad_lines++; /* a torn small table loses the counts, not the run */
+            else if (src == -ENOMEM)
+                rc = src;
+        }
+        trace_syms_free(syms);
+    }
+oom:
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "%s: out of memory", path);
+out:
+    free(pend);
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* ---- output ---- */
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static int cmp_buf(const void *a, const void *b)
+{
+    const struct tbuf *x = a, *y = b;
+    return x->t_alloc < y->t_alloc ? -1 : x->t_alloc > y->t_alloc;
+}
+
+static int cmp_mark(const void *a, const void *b)
+{
+    const struct tmark *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static const struct tsite *g_sort_sites;
+
+static int cmp_site_idx(const void *a, const void *b)
+{
+    const struct tsite *x = &g_sort_sites[*(const size_t *)a], *y = &g_sort_sites[*(const size_t *)b];
+    if (x->never_freed != y->never_freed)
+        return x->never_freed > y->never_freed ? -1 : 1;
+    uint64_t bx = x->bytes_total + x->bytes_small, by = y->bytes_total + y->bytes_small;
+    if (bx != by)
+        return bx > by ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static FILE *open_out(const char *dir, const char *name, const char *mode, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, mode);
+    if (!f)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
+/* on the run's clock; what the command did before watch's t0 counts as 0 */
+static double ms(uint64_t t_ns, double t0)
+{
+    double v = (double)t_ns / 1e6 - t0 * 1e3;
+    return v > 0 ? v : 0;
+}
+
+static int write_outputs(struct collect *c, const char *run_dir, double t0, struct trace_collect_summary *sum,
+                         char *err, size_t errlen)
+{
+    qsort(c->bufs, c->nbufs, sizeof *c->bufs, cmp_buf);
+    qsort(c->marks, c->nmarks, sizeof *c->marks, cmp_mark);
+    FILE *f = open_out(run_dir, "buffers.csv", "w", err, errlen);
+    if (!f)
+        return -EIO;
+    fputs("id,kind,device,proof,partition,bytes,t_alloc_ms,t_free_ms,t_last_use_ms,site\n", f);
+    size_t m = 0;
+    for (size_t i = 0; i < c->nbufs; i++) {
+        const struct tbuf *b = &c->bufs[i];
+        const struct tsite *s = &c->sites[b->site];
+        while (m < c->nmarks && c->marks[m].t <= b->t_alloc)
+            m++;
+        char proof[24] = "", dev[24] = "host", tfree[32] = "";
+        if (c->nmarks)
+            snprintf(proof, sizeof proof, "%zu", m);
+        if (b->device >= 0)
+            snprintf(dev, sizeof dev, "gpu%d", b->device);
+        if (b->t_free)
+            snprintf(tfree, sizeof tfree, "%.3f", ms(b->t_free, t0));
+        fprintf(f, "%zu,%s,%s,%s,,%" PRIu64 ",%.3f,%s,,%s\n", i + 1, b->kind ? c->kinds[b->kind - 1] : s->label,
+                dev, proof, b->bytes, ms(b->t_alloc, t0), tfree, s->label);
+        sum->never_freed_bytes += b->t_free ? 0 : b->bytes;
+    }
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s/buffers.csv: %s", run_dir, strerror(errno));
+        return -EIO;
+    }
+    sum->n_buffers = c->nbufs;
+
+    size_t *order = malloc((c->nsites ? c->nsites : 1) * sizeof *order);
+    if (!order) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < c->nsites; i++)
+        order[i] = i;
+    g_sort_sites = c->sites;
+    qsort(order, c->nsites, sizeof *order, cmp_site_idx);
+    f = open_out(run_dir, "sites.csv", "w", err, errlen);
+    if (!f) {
+        free(order);
+        return -EIO;
+    }
+    fputs("site,function,file,line,module,frames,n_allocs,bytes_total,n_small,bytes_small,never_freed_bytes\n", f);
+    for (size_t k = 0; k < c->nsites; k++) {
+        const struct tsite *s = &c->sites[order[k]];
+        fprintf(f, "%s,", s->label);
+        csv_field(f, s->function);
+        fputc(',', f);
+        csv_field(f, s->file);
+        fputc(',', f);
+        if (s->line)
+            fprintf(f, "%d", s->line);
+        fputc(',', f);
+        csv_field(f, s->module);
+        fputc(',', f);
+        csv_field(f, s->frames);
+        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", s->n_allocs, s->bytes_total,
+                s->n_small, s->bytes_small, s->never_freed);
+        if (s->never_freed && sum->n_top < TRACE_COLLECT_TOP) {
+            snprintf(sum->top[sum->n_top].site, sizeof sum->top[0].site, "%s", s->label);
+            sum->top[sum->n_top].never_freed_bytes = s->never_freed;
+            sum->top[sum->n_top].n_never_freed = s->n_never_freed;
+            sum->n_top++;
+        }
+    }
+    free(order);
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s/sites.csv: %s", run_dir, strerror(errno));
+        return -EIO;
+    }
+    sum->n_sites = c->nsites;
+
+    if (c->nmarks) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/marks.csv", run_dir);
+        bool fresh = access(path, F_OK) != 0;
+        f = open_out(run_dir, "marks.csv", "a", err, errlen);
+        if (!f)
+            return -EIO;
+        if (fresh)
+            fputs("t_ms,pid,source,name\n", f);
+        for (size_t i = 0; i < c->nmarks; i++) {
+            fprintf(f, "%.3f,%d,api,", ms(c->marks[i].t, t0), c->marks[i].pid);
+            csv_field(f, c->marks[i].name);
+            fputc('\n', f);
+        }
+        if (fclose(f) != 0) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            return -EIO;
+        }
+    }
+    sum->n_marks = c->nmarks;
+    return 0;
+}
+
+int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *sum, char *err, size_t errlen)
+{
+    memset(sum, 0, sizeof *sum);
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/trace", run_dir);
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno));
+        return -errno;
+    }
+    char **names = NULL;
+    size_t nnames = 0, capnames = 0;
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 6 && strcmp(e->d_name + l - 6, ".trace") == 0) {
+            if (grow((void **)&names, &capnames, nnames, sizeof *names) < 0 || !(names[nnames] = strdup(e->d_name))) {
+                rc = -ENOMEM;
+                break;
+            }
+            nnames++;
+        }
+    }
+    closedir(d);
+    if (nnames)
+        qsort(names, nnames, sizeof *names, name_cmp);
+    struct collect c = {0};
+    FILE *idx = rc == 0 ? open_out(dir, "processes.csv", "w", err, errlen) : NULL;
+    if (rc == 0 && !idx)
+        rc = -EIO;
+    if (idx)
+        fputs("file,pid,ppid,exited,exe,n_alloc,n_free,never_freed_bytes,n_small,bytes_small,bad_lines\n", idx);
+    for (size_t i = 0; i < nnames && rc == 0; i++) {
+        struct pfile p = {0};
+        rc = read_trace(&c, dir, names[i], &p, err, errlen);
+        if (rc == 0) {
+            fprintf(idx, "%s,%d,%d,%d,", names[i], p.pid, p.ppid, p.exited);
+            csv_field(idx, p.exe);
+            fprintf(idx, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu\n", p.n_alloc, p.n_free,
+                    p.never_freed, p.n_small, p.bytes_small, p.bad_lines);
+            sum->n_files++;
+            sum->n_killed += !p.exited;
+        }
+        free(p.maps);
+        free(p.stacks);
+        free(p.open);
+    }
+    if (idx && fclose(idx) != 0 && rc == 0) {
+        snprintf(err, errlen, "cannot write %s/processes.csv: %s", dir, strerror(errno));
+        rc = -EIO;
+    }
+    if (rc == 0)
+        rc = write_outputs(&c, run_dir, t0, sum, err, errlen);
+    sum->symbols = c.symbols;
+    for (size_t i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
+    free(c.bufs);
+    for (size_t i = 0; i < c.nsites; i++) {
+        free(c.sites[i].function);
+        free(c.sites[i].file);
+        free(c.sites[i].module);
+        free(c.sites[i].frames);
+    }
+    free(c.sites);
+    free(c.site_index);
+    for (size_t i = 0; i < c.nkinds; i++)
+        free(c.kinds[i]);
+    free(c.kinds);
+    for (size_t i = 0; i < c.nmarks; i++)
+        free(c.marks[i].name);
+    free(c.marks);
+    return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * The collector of `zkbench watch --trace`: reads every traced process's
+ * files (DIR/trace/PID-N.trace and .small, docs/trace-format.md) after the
+ * command ended and writes DIR/buffers.csv (the batch schema plus `site`),
+ * DIR/sites.csv, DIR/trace/processes.csv, and appends the programs'
+ * zkbench_mark calls to DIR/marks.csv (t_ms,pid,source,name; source api).
+ */
+#ifndef ZKB_TRACE_COLLECT_H
+#define ZKB_TRACE_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_COLLECT_TOP 5
+
+struct trace_collect_summary {
+    size_t n_files, n_killed;   /* trace files; processes without a clean exit */
+    size_t n_buffers, n_sites;  /* rows of buffers.csv and sites.csv */
+    size_t n_marks;
+    uint64_t never_freed_bytes; /* over every recorded allocation */
+    bool symbols;               /* libdw resolved at least one function */
+    size_t n_top;
+    struct {
+        char site[256];
+        uint64_t never_freed_bytes, n_never_freed;
+    } top[TRACE_COLLECT_TOP]; /* sites by never-freed bytes, largest first */
+};
+
+/* t0: the run's clock origin in seconds of CLOCK_MONOTONIC (run_clock_now()).
+ * 0, or -errno with one line in err naming the file and the problem. */
+int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *sum, char *err, size_t errlen);
+
+#endif
