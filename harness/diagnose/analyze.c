@@ -467,6 +467,19 @@ static bool run_is_watch(const json_t *rj, const run_csv_t *s)
     return run_csv_col(s, "je_allocated") < 0 && run_csv_col(s, "je_resident") < 0;
 }
 
+/* The largest plausible count (processes, proofs, partitions in a stage)
+ * and value (bytes, milliseconds) in samples.csv; past them a file is
+ * damaged. */
+#define SAMPLE_COUNT_MAX ((double)(1 << 20))
+#define SAMPLE_VALUE_MAX 1152921504606846976.0 /* 2^60 */
+
+static bool sample_is_count(const char *name)
+{
+    size_t len = strlen(name);
+    return strncmp(name, "n_", 2) == 0 || strncmp(name, "q_", 2) == 0 ||
+           (len > 5 && strcmp(name + len - 5, "_done") == 0);
+}
+
 int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t errlen)
 {
     struct stat st;
@@ -587,19 +600,32 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
             rc = -EINVAL;
             goto fail;
         }
-        for (size_t j = 0; j < s->ncols; j++)
-            if (s->num[i * s->ncols + j] < 0) {
+        for (size_t j = 0; j < s->ncols; j++) {
+            double v = s->num[i * s->ncols + j];
+            const char *name = s->names[j];
+            if (v < 0) {
                 snprintf(err, errlen, "%s/samples.csv: row %zu: %s is %.0f, expected a non-negative value", dir,
-                         i + 1, s->names[j], s->num[i * s->ncols + j]);
+                         i + 1, name, v);
                 rc = -EINVAL;
                 goto fail;
             }
+            /* bounds that keep every later conversion to an integer
+             * defined: a count (n_*, q_*, *_done) past 2^20 or any value
+             * past 2^60 (bytes, ms) is damage, not a measurement */
+            double lim = sample_is_count(name) ? SAMPLE_COUNT_MAX : SAMPLE_VALUE_MAX;
+            if (v > lim) { /* NaN passes: a column empty in every row is absent */
+                snprintf(err, errlen, "%s/samples.csv: row %zu: %s is %g, expected at most %.0f", dir, i + 1,
+                         name, v, lim);
+                rc = -EINVAL;
+                goto fail;
+            }
+        }
     }
     const run_csv_t *b = &r->buffers;
     int bc = run_csv_col(b, "bytes");
     for (size_t i = 0; i < b->nrows; i++)
-        if (run_csv_num(b, i, bc) < 0) {
-            snprintf(err, errlen, "%s/buffers.csv: row %zu: bytes is %.0f, expected a non-negative integer", dir,
+        if (!(run_csv_num(b, i, bc) >= 0 && run_csv_num(b, i, bc) <= SAMPLE_VALUE_MAX)) {
+            snprintf(err, errlen, "%s/buffers.csv: row %zu: bytes is %g, expected an integer in 0..2^60", dir,
                      i + 1, run_csv_num(b, i, bc));
             rc = -EINVAL;
             goto fail;
