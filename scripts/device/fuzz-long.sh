@@ -10,7 +10,9 @@
 # workers, the wall and CPU seconds (user + sys of all its processes), the
 # inputs run (the workers' stat::number_of_executed_units summed), the last
 # coverage, the corpus size and the crash inputs; WORK/corpus.tgz holds the
-# corpora for a next round and WORK/crashes/ every crash input.
+# corpora for a next round and WORK/crashes/ every crash input. WORKERS
+# ("name=W name=W ...") sets some harnesses' workers, e.g. to give a second
+# round's CPU to the harnesses that got least in the first.
 set -u
 bins=$(readlink -f "$1") seeds=$(readlink -f "$2") secs=$3 work=$4 prior=${5:-}
 mkdir -p "$work" && work=$(readlink -f "$work")
@@ -26,6 +28,7 @@ i=0
 for n in $names; do
   # the cores left over after an even share go to the first harnesses
   w=$(( cores / count + (i < cores % count ? 1 : 0) ))
+  for kv in ${WORKERS:-}; do [ "${kv%%=*}" = "$n" ] && w=${kv#*=}; done
   [ "$w" -ge 1 ] || w=1
   d=$work/$n
   mkdir -p "$d/corpus" "$d/art" "$d/logs"
