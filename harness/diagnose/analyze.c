@@ -630,6 +630,23 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
             rc = -EINVAL;
             goto fail;
         }
+    /* proof and partition numbers (negative: untagged) are combined into
+     * one index by the capacity model: past 2^31 and 2^20 a file is damaged */
+    const run_csv_t *tagged[] = {&r->buffers, &r->stages};
+    const char *tagged_name[] = {"buffers.csv", "stages.csv"};
+    for (int f = 0; f < 2; f++)
+        for (int which = 0; which < 2; which++) {
+            const char *col = which ? "partition" : "proof";
+            double lim = which ? SAMPLE_COUNT_MAX : 2147483648.0;
+            int cc = run_csv_col(tagged[f], col);
+            for (size_t i = 0; cc >= 0 && i < tagged[f]->nrows; i++)
+                if (run_csv_num(tagged[f], i, cc) > lim) {
+                    snprintf(err, errlen, "%s/%s: row %zu: %s is %g, expected at most %.0f", dir, tagged_name[f],
+                             i + 1, col, run_csv_num(tagged[f], i, cc), lim);
+                    rc = -EINVAL;
+                    goto fail;
+                }
+        }
     *ret = r;
     return 0;
 fail:
