@@ -13,13 +13,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "harness/plot/plot_figs.h"
 #include "harness/plot/plot_style.h"
 #include "harness/run/errmsg.h"
 #include "harness/run/units.h"
 
+static bool oom_killed(const analyze_run_t *run)
+{
+    const char *o = json_string_value(json_object_get(analyze_run_json(run), "outcome"));
+    return o && strcmp(o, "oom-killed") == 0;
+}
+
 /* The verdict as one short line for a title. */
-static void verdict_line(char *buf, size_t len, const analyze_result_t *r)
+static void verdict_line(char *buf, size_t len, const analyze_result_t *r, const analyze_run_t *run)
 {
     char b1[32], b2[32];
     const char *v = analyze_verdict_name(r->verdict);
@@ -47,9 +55,12 @@ static void verdict_line(char *buf, size_t len, const analyze_result_t *r)
                  fmt_bytes(b1, r->retained_bytes), 100 * r->retained_share);
         break;
     case ANALYZE_CAPACITY:
-        if (isfinite(r->limit_rss))
-            snprintf(buf, len, "verdict: %s: peak RSS %s against a limit of %s (RAM or cap less the margin)", v,
-                     fmt_bytes(b1, r->peak_rss), fmt_bytes(b2, r->limit_rss));
+        if (oom_killed(run) && isfinite(r->ram_bytes))
+            snprintf(buf, len, "verdict: %s: OOM-killed under the memory limit %s, at peak RSS %s", v,
+                     fmt_bytes(b1, r->ram_bytes), fmt_bytes(b2, r->peak_rss));
+        else if (isfinite(r->limit_rss))
+            snprintf(buf, len, "verdict: %s: peak RSS %s above %s (the limit less a %.0f%% margin)", v,
+                     fmt_bytes(b1, r->peak_rss), fmt_bytes(b2, r->limit_rss), 100 * r->margin);
         else
             snprintf(buf, len, "verdict: %s: peak RSS %s", v, fmt_bytes(b1, r->peak_rss));
         break;
@@ -84,7 +95,7 @@ int plot_run(const analyze_run_t *run, const char *run_dir, const char *out_dir,
     bool have_res = analyze_compute(&res, run, NULL, aerr, sizeof aerr) == 0;
     if (have_res) {
         c.res = &res;
-        verdict_line(c.verdict, sizeof c.verdict, &res);
+        verdict_line(c.verdict, sizeof c.verdict, &res, run);
     } else {
         snprintf(c.verdict, sizeof c.verdict, "verdict: none (%s)", aerr);
     }

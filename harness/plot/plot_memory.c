@@ -284,10 +284,14 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
     for (int k = 0; k < S_N; k++)
         if (has[k])
             plot_words_add(layers, sizeof layers, s_word[k]);
+    const char *outcome = json_string_value(json_object_get(analyze_run_json(c->run), "outcome"));
+    bool killed = outcome && strcmp(outcome, "oom-killed") == 0;
     if (c->watch)
-        snprintf(t1, sizeof t1, "%s: memory of the watched process (%zu mark%s)", c->name, nmarks, nmarks == 1 ? "" : "s");
+        snprintf(t1, sizeof t1, "%s: memory of the watched process (%zu mark%s%s)", c->name, nmarks,
+                 nmarks == 1 ? "" : "s", killed ? "; OOM-killed at the end" : "");
     else
-        snprintf(t1, sizeof t1, "%s: memory over time (%zu proof%s done)", c->name, nmarks, nmarks == 1 ? "" : "s");
+        snprintf(t1, sizeof t1, "%s: memory over time (%zu proof%s done%s)", c->name, nmarks, nmarks == 1 ? "" : "s",
+                 killed ? "; OOM-killed at the end" : "");
     plot_vars_str(f, "title1", t1);
     plot_vars_str(f, "title2", c->verdict);
     plot_vars_str(f, "unit", u.name);

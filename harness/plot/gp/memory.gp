@@ -32,7 +32,7 @@ if (has("resident")) { cmd = cmd . sep . "mem using 1:6 with lines lc rgb '#ff7f
 if (has("allocated")) { cmd = cmd . sep . "mem using 1:7 with lines lc rgb '#1f77b4' title 'je_allocated'"; sep = ", " }
 if (has("tracked")) { cmd = cmd . sep . "mem using 1:8 with lines lc rgb '#2ca02c' dt 3 title tracked_label"; sep = ", " }
 if (has("gpu")) { cmd = cmd . sep . "mem using 1:9 with lines lc rgb '#9467bd' title 'GPU used'"; sep = ", " }
-if (has("trend")) { cmd = cmd . sep . "mem using 1:10 with lines lc rgb '#e7298a' dt 2 lw 2.5 title trend_label"; sep = ", " }
+if (has("trend")) { cmd = cmd . sep . "mem using 1:10 with lines lc rgb '#e7298a' lw 2.5 title trend_label"; sep = ", " }
 if (base == base) { cmd = cmd . sep . "base with lines lc rgb '#555555' dt 3 lw 1.5 title base_label"; sep = ", " }
 # the limit: a line when it is on the scale, else only its key entry
 if (lim == lim && lim_on) { cmd = cmd . sep . "lim with lines lc rgb '#000000' lw 2 title lim_label"; sep = ", " }
