@@ -111,7 +111,7 @@ int plot_run(const analyze_run_t *run, const char *run_dir, const char *out_dir,
             c.xlo = fmin(c.xlo, ta), c.xhi = fmax(c.xhi, ta);
     }
     if (!(c.xhi > c.xlo))
-        c.xlo -= 0.5, c.xhi += 0.5;
+        c.xhi = c.xlo + 1;
 
     if ((rc = plot_memory(&c, err, errlen)) == 0 && (c.watch || (rc = plot_kinds(&c, err, errlen)) == 0) &&
         (rc = plot_buffers(&c, err, errlen)) == 0 && has_sweep)

@@ -275,7 +275,7 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
     }
     for (size_t i = 0; i < m.nmarks; i++)
         fprintf(f, "%.3f\n", m.marks[i]);
-    size_t nmarks = m.nmarks;
+    size_t nmarks = m.nmarks, m_n = m.n;
     series_free(&m);
     if ((rc = plot_gp_close(f, err, errlen)) < 0 || !(f = plot_gp_open(c->tmp, "vars.gp", err, errlen)))
         return rc < 0 ? rc : -EIO;
@@ -299,6 +299,8 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
     plot_vars_num(f, "xhi", c->xhi);
     plot_vars_num(f, "ymax", top / u.div);
     plot_vars_str(f, "layers", layers);
+    /* one sample is a point: a line through it would draw nothing */
+    plot_vars_str(f, "sty", m_n > 1 ? "lines" : "linespoints pt 7 ps 1.2");
     plot_vars_str(f, "tracked_label", c->watch ? "traced allocations" : "tracked buffers");
     fprintf(f, "has_marks = %d\n", nmarks > 0);
     plot_vars_str(f, "marks_label", c->watch ? "mark" : "proof done");

@@ -122,7 +122,7 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     for (size_t i = 0; i < n; i++) {
         pw_lo = fmin(pw_lo, row[i].pw), pw_hi = fmax(pw_hi, row[i].pw);
         dmax = fmax(dmax, fmax(fin(row[i].peak), fmax(fin(row[i].pred), fin(row[i].hi))));
-        has_pred = has_pred || (isfinite(row[i].pred) && !row[i].killed);
+        has_pred = has_pred || isfinite(row[i].pred);
         has_range = has_range || (i > 0 && row[i].pw == row[i - 1].pw && !row[i].killed && !row[i - 1].killed);
     }
     for (size_t i = 0; i < nm; i++) {
@@ -137,8 +137,9 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     plot_unit_t u = plot_unit_for(top);
 
     FILE *f = plot_gp_open(tmp, "sweep.dat", err, errlen), *fk = plot_gp_open(tmp, "killed.dat", err, errlen),
-         *fr = plot_gp_open(tmp, "range.dat", err, errlen), *fm = plot_gp_open(tmp, "model.dat", err, errlen);
-    if (f && fk && fr && fm) {
+         *fr = plot_gp_open(tmp, "range.dat", err, errlen), *fm = plot_gp_open(tmp, "model.dat", err, errlen),
+         *fp = plot_gp_open(tmp, "pred.dat", err, errlen);
+    if (f && fk && fr && fm && fp) {
         for (size_t i = 0; i < n; i++) {
             FILE *to = row[i].killed ? fk : f;
             fprintf(to, "%.0f", row[i].pw);
@@ -147,6 +148,13 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
             put(to, row[i].lo, u.div);
             put(to, row[i].hi, u.div);
             fputc('\n', to);
+            if (isfinite(row[i].pred)) {
+                fprintf(fp, "%.0f", row[i].pw);
+                put(fp, row[i].pred, u.div);
+                put(fp, row[i].lo, u.div);
+                put(fp, row[i].hi, u.div);
+                fputc('\n', fp);
+            }
         }
         for (size_t i = 0; i < n;) { /* measured min..max of each pw run more than once */
             size_t e = i;
@@ -169,8 +177,8 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     free(row);
     free(model);
     rc = 0;
-    FILE *all[] = {f, fk, fr, fm};
-    for (int k = 0; k < 4; k++)
+    FILE *all[] = {f, fk, fr, fm, fp};
+    for (int k = 0; k < 5; k++)
         if (!all[k])
             rc = -EIO;
         else if (plot_gp_close(all[k], err, errlen) < 0)

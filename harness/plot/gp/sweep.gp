@@ -2,6 +2,7 @@
 # the model's curve and band, and the RAM or memory limit when known.
 # DATADIR/sweep.dat: pw peak predicted low high (completed runs; NaN: none)
 # DATADIR/killed.dat: the same for OOM-killed runs
+# DATADIR/pred.dat: pw predicted low high (every run with a prediction)
 # DATADIR/range.dat: pw min max of the measured peaks (pws run more than once)
 # DATADIR/model.dat: pw predicted low high (sweep-model.csv)
 # vars.gp: title unit xlo xhi ymax has_pred has_killed has_range has_model
@@ -13,6 +14,7 @@ dat = ARG1."/sweep.dat"
 killed = ARG1."/killed.dat"
 range = ARG1."/range.dat"
 model = ARG1."/model.dat"
+pred = ARG1."/pred.dat"
 set title title
 set xlabel "pw (synthesis workers: partitions synthesized in parallel)"
 set ylabel "peak RSS"
@@ -27,7 +29,7 @@ if (has_model) {
     cmd = cmd . "model using 1:2 with lines lc rgb '#1f77b4' lw 2 title 'model: predicted peak', "
 }
 if (has_pred) {
-    cmd = cmd . "dat using 1:3:4:5 with yerrorbars pt 6 ps 1.8 lw 1.5 lc rgb '#1f77b4' title 'predicted peak (95% interval)', "
+    cmd = cmd . "pred using 1:2:3:4 with yerrorbars pt 6 ps 1.8 lw 1.5 lc rgb '#1f77b4' title 'predicted peak (95% interval)', "
 }
 if (has_range) {
     cmd = cmd . "range using 1:2:2:3 with yerrorbars pt -1 lw 2 lc rgb '#2ca02c' title 'measured peak: range of repeated runs', "
