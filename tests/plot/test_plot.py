@@ -222,8 +222,21 @@ else:
         fail("plot . : the title does not name the folder: %s" % td[:3])
 
 # ---- kinds: legend, panels, fixed and distinct colours ----
+# a run with fewer kinds: a colour given by position would shift
+fewer = os.path.join(tmp, "fewer-kinds")
+shutil.copytree(healthy, fewer)
+p = os.path.join(fewer, "samples.csv")
+rs = rows(p)
+with open(p, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rs[0].keys()), lineterminator="\n")
+    w.writeheader()
+    for r in rs:
+        r["live_params"] = r["live_circuit"] = "0"
+        w.writerow(r)
+out_f = os.path.join(tmp, "p-fewer")
+plot(fewer, out_f, "fewer kinds")
 colours = {}
-for d, o in ((leak, out), (healthy, out_h)):
+for d, o in ((leak, out), (healthy, out_h), (fewer, out_f)):
     svg = os.path.join(o, "kinds.svg")
     tk = texts(svg)
     s = rows(os.path.join(d, "samples.csv"))
