@@ -215,9 +215,11 @@ static int mem_series(const plot_ctx_t *c, mem_series_t *m)
         if (!c->watch) {
             u = run_csv_num(s, i, cpd);
         } else if (per_proof) {
+            /* a watch run's baseline is the floor between its first two
+             * marks (analyze_watch.c) */
             while (k < m->nmarks && m->marks[k] <= m->t[i])
                 k++;
-            u = (double)k;
+            u = k > 1 ? (double)(k - 1) : 0;
         } else {
             u = m->t[i] - m->t[0];
         }
@@ -313,7 +315,8 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
         plot_vars_str(f, "trend_label", "");
     }
     plot_vars_num(f, "base", isfinite(base) ? base / u.div : NAN);
-    snprintf(lab, sizeof lab, "baseline %s (%s)", fmt_bytes(b1, base), c->watch ? "RSS at the start" : "before the first proof");
+    snprintf(lab, sizeof lab, "baseline %s (%s)", fmt_bytes(b1, base),
+             !c->watch ? "before the first proof" : r && r->per_proof ? "RSS floor of the first proof" : "RSS floor at the start");
     plot_vars_str(f, "base_label", lab);
     plot_vars_num(f, "lim", lim > 0 ? lim / u.div : NAN);
     if (lim > 0 && lim_on)
