@@ -1,8 +1,8 @@
 /*
  * `zkbench plot RUN_DIR [--out DIR]`: memory, kinds and buffers figures of a
  * run (and sweep when RUN_DIR holds sweep.csv), PNG and SVG, drawn by
- * gnuplot with scripts/plot/NAME.gp. Exit 0; 1 when gnuplot is missing or
- * fails; 2 for a bad RUN_DIR or --out.
+ * gnuplot with the scripts compiled in (harness/plot). Exit 0; 1 when
+ * gnuplot is missing or fails; 2 for a bad RUN_DIR or --out.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,0 +1,42 @@
+/*
+ * The figures of a run, one function each (plot_memory.c, plot_buffers.c,
+ * plot_sweep.c), called by plot_run (plot.c) with what they share.
+ */
+#ifndef ZKB_PLOT_FIGS_H
+#define ZKB_PLOT_FIGS_H
+
+#include <stddef.h>
+
+#include "harness/diagnose/analyze.h"
+#include "harness/plot/plot_gp.h"
+
+typedef struct {
+    const analyze_run_t *run;
+    const analyze_result_t *res; /* the diagnosis; NULL when it could not be made */
+    char verdict[400];           /* the title's verdict line */
+    const char *tmp;             /* scripts and data (plot_gp_setup) */
+    plot_figs_t figs;
+    char name[256];              /* the run's name (plot_run_name) */
+    double xlo, xhi, t_end;      /* time axis, seconds */
+    bool watch;
+} plot_ctx_t;
+
+/* memory: the memory layers over time, the baseline, the RAM or memory
+ * limit, the leak trend, proof completions or marks; the verdict in the title. */
+int plot_memory(plot_ctx_t *c, char *err, size_t errlen);
+/* kinds: live tracked bytes stacked by kind, host and device on separate
+ * panels (batch runs with live_<kind> columns; nothing drawn otherwise). */
+int plot_kinds(plot_ctx_t *c, char *err, size_t errlen);
+/* buffers: one bar per buffer from allocation to free (to the end when never
+ * freed), as thick as its bytes, coloured by kind (batch) or site (watch). */
+int plot_buffers(plot_ctx_t *c, char *err, size_t errlen);
+/* sweep: measured and predicted peak RSS against pw from sweep_csv (and
+ * sweep-model.csv beside it). -EINVAL for a malformed table. */
+int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char *err, size_t errlen);
+
+/* The limit a run's memory is held to, from run.json: a memory cgroup
+ * (mem_limit, or config.mem_limit) or else the machine's RAM. 0 when
+ * unknown; *label gets "memory limit" or "RAM". */
+double plot_run_limit(const analyze_run_t *run, const char **label);
+
+#endif
