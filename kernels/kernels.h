@@ -240,6 +240,9 @@ struct kernels_msm_profile {
                           sort; 0 for resident bases) */
     double buckets_ms; /* waiting for the bases, bucket sums, the ones */
     double reduce_ms;  /* window reductions, Horner, result copied out */
+    double segments_ms; /* of reduce_ms: the ones' sums, running sums of segments */
+    double groups_ms;   /* of reduce_ms: segment sums added into window sums */
+    double final_ms;    /* of reduce_ms: Horner over the windows, result out */
     double total_ms;   /* host: the whole call */
 };
 /* The calling thread's last successful MSM; -ENOENT before the first. */

@@ -12,7 +12,14 @@
  *     one bucket holding all of them would serialize on one thread).
  *  2. sort: cub::DeviceRadixSort orders the pairs by key, so each bucket's
  *     points are contiguous; a boundary pass finds each bucket's range.
- *  3. buckets: one thread per bucket sums its points (XYZZ, mixed adds).
+ *  3. buckets: the sorted pairs of real buckets are cut into equal chunks,
+ *     one per thread; a thread sums each run of one bucket in its chunk
+ *     (XYZZ, mixed adds) and writes a run that is the whole bucket
+ *     straight to it; a bucket that crosses chunks is put together from
+ *     the pieces by the thread whose chunk it starts in (segmented
+ *     combine). A bucket of 17,000 points then costs what 17,000 points
+ *     spread over many buckets cost, where one thread per bucket summed it
+ *     alone (witness scalars repeat values: 4-7x slower than random).
  *  4. windows: segments of 32 buckets are reduced with running sums
  *     (sum_j (j+1) B_j) in parallel, then summed in groups of 32.
  *  5. final: Horner over the windows (c doublings each), plus the ones.
@@ -108,7 +115,9 @@ static __global__ void msm_digits_kernel(const dev_fr_t *scalars, size_t i0, siz
     }
 }
 
-/* start[k], end[k]: the range of key k < = nb (ONE included) in sorted keys. */
+/* start[k], end[k]: the range of key k <= nb (ONE included) in sorted keys;
+ * start[nb + 1]: the number of pairs of real buckets (keys < nb), which
+ * come first. start and end must be zeroed before. */
 static __global__ void msm_bounds_kernel(const uint32_t *keys, size_t m,
                                   uint32_t *start, uint32_t *end, uint32_t nb)
 {
@@ -122,6 +131,9 @@ static __global__ void msm_bounds_kernel(const uint32_t *keys, size_t m,
             start[k] = (uint32_t)i;
         if (i == m - 1 || keys[i + 1] != k)
             end[k] = (uint32_t)(i + 1);
+        /* the last pair of a real bucket: the count of such pairs */
+        if (k < nb && (i == m - 1 || keys[i + 1] >= nb))
+            start[nb + 1] = (uint32_t)(i + 1);
     }
 }
 
@@ -135,25 +147,85 @@ __device__ __forceinline__ void msm_load(dev_affine_t<F> &p,
         field_neg(p.y, p.y);
 }
 
+/* Chunk t of the count = start[nb + 1] pairs of real buckets: [lo, hi). */
+__device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t count, uint32_t &lo, uint32_t &hi)
+{
+    uint32_t len = (count + chunks - 1) / chunks;
+    lo = t * len < count ? t * len : count;
+    hi = count - lo < len ? count : lo + len;
+}
+
+/* One thread per chunk of the sorted pairs: each run of one bucket is
+ * summed; a run that is its whole bucket goes to buckets[k], else it is a
+ * piece of a bucket crossing chunks: the chunk's first run goes to head[t],
+ * its last to tail[t] (both when they are one run). Empty buckets must be
+ * zeroed (infinity) before. */
 template <class F>
 __global__ void __launch_bounds__(128)
-msm_bucket_kernel(const dev_affine_t<F> *__restrict__ bases,
-                  const uint32_t *__restrict__ vals,
-                  const uint32_t *__restrict__ start,
-                  const uint32_t *__restrict__ end, dev_xyzz_t<F> *buckets,
-                  uint32_t nb)
+msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
+                      const uint32_t *__restrict__ keys,
+                      const uint32_t *__restrict__ vals,
+                      const uint32_t *__restrict__ start,
+                      const uint32_t *__restrict__ end, uint32_t nb,
+                      uint32_t chunks, dev_xyzz_t<F> *buckets,
+                      dev_xyzz_t<F> *head, dev_xyzz_t<F> *tail)
 {
-    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nb)
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, lo, hi;
+    if (t >= chunks)
         return;
-    dev_xyzz_t<F> acc;
-    xyzz_set_inf(acc);
-    for (uint32_t j = start[b], e = end[b]; j < e; j++) {
-        dev_affine_t<F> p;
-        msm_load(p, bases, vals[j]);
-        xyzz_add_mixed(acc, acc, p);
+    msm_chunk(t, chunks, start[nb + 1], lo, hi);
+    for (uint32_t j = lo; j < hi;) {
+        uint32_t k = keys[j], b0 = start[k], b1 = end[k];
+        uint32_t e = b1 < hi ? b1 : hi;
+        bool first = j == lo;
+        dev_xyzz_t<F> acc;
+        xyzz_set_inf(acc);
+        for (; j < e; j++) {
+            dev_affine_t<F> p;
+            msm_load(p, bases, vals[j]);
+            xyzz_add_mixed(acc, acc, p);
+        }
+        if (b0 >= lo && b1 <= hi) {
+            buckets[k] = acc;
+            continue;
+        }
+        if (first)
+            head[t] = acc;
+        if (b1 > hi)
+            tail[t] = acc;
     }
-    buckets[b] = acc;
+}
+
+/* The buckets that cross chunks: the thread of the chunk a bucket starts in
+ * adds its tail piece and the head pieces of the chunks after it up to the
+ * bucket's end. */
+template <class F>
+__global__ void __launch_bounds__(128)
+msm_combine_kernel(const uint32_t *__restrict__ keys,
+                   const uint32_t *__restrict__ start,
+                   const uint32_t *__restrict__ end, uint32_t nb,
+                   uint32_t chunks, dev_xyzz_t<F> *buckets,
+                   const dev_xyzz_t<F> *head, const dev_xyzz_t<F> *tail)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, lo, hi;
+    if (t >= chunks)
+        return;
+    uint32_t count = start[nb + 1];
+    msm_chunk(t, chunks, count, lo, hi);
+    if (lo >= hi)
+        return;
+    uint32_t k = keys[hi - 1];
+    if (end[k] <= hi || start[k] < lo)
+        return; /* ends in this chunk, or started before it */
+    dev_xyzz_t<F> acc = tail[t];
+    for (uint32_t u = t + 1; u < chunks; u++) {
+        uint32_t ulo, uhi;
+        msm_chunk(u, chunks, count, ulo, uhi);
+        xyzz_add(acc, acc, head[u]);
+        if (end[k] <= uhi)
+            break;
+    }
+    buckets[k] = acc;
 }
 
 /* Partial sums of the points of scalars 1 (key nb): thread t takes every
@@ -294,13 +366,15 @@ enum msm_phase {
     MSM_T_SORT,    /* sorted, bucket bounds found */
     MSM_T_BUCKETS, /* bases in, buckets and ones summed */
     MSM_T_END,     /* windows reduced, result copied out */
+    MSM_T_SEGMENTS, /* within the reduction: segments summed */
+    MSM_T_GROUPS,   /* within the reduction: windows and ones summed */
     MSM_T_COUNT
 };
 
 struct msm_ws {
     struct msm_ws *next; /* in the pool's idle list */
     int device;
-    struct kbuf sc, keys[2], vals[2], start, end, buck, seg[2], ones[2], out,
+    struct kbuf sc, keys[2], vals[2], start, end, buck, head, tail, seg[2], ones[2], out,
         dens, pref, bases, tmp, stage[2];
     cudaStream_t s0, s1;
     cudaEvent_t ev_stage[2], ev_bases0, ev_bases1, ev_t[MSM_T_COUNT];
@@ -401,7 +475,7 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     uint32_t *prefix = NULL;
     size_t words = 0, used_bases, items, tmp_bytes = 0, chunk;
     int c, nw, rc = 0, end_bit;
-    uint32_t nb, nseg;
+    uint32_t nb, nseg, chunks;
     bool copy_bases;
     double t_call = msm_wall_ms();
 
@@ -443,6 +517,11 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     end_bit = 32 - __builtin_clz(nb + 1);
     nseg = (1u << (c - 1)) / ((1u << (c - 1)) < MSM_SEG ? (1u << (c - 1)) : MSM_SEG);
     copy_bases = !dev_bases && used_bases;
+    /* chunks of about 16 pairs and more, at most 2^18 (2^17 for G2): enough
+     * threads to fill the GPU, pieces of 2 x 48 (96) MiB at most */
+    chunks = (uint32_t)(items / 16 ? items / 16 : 1);
+    if (chunks > (sizeof(F) > 48 ? (1u << 17) : (1u << 18)))
+        chunks = sizeof(F) > 48 ? (1u << 17) : (1u << 18);
     prof.n = n;
     prof.window = (unsigned)c;
     prof.windows = (unsigned)nw;
@@ -468,6 +547,8 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     MSM_RESERVE(ws->start, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
     MSM_RESERVE(ws->end, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
     MSM_RESERVE(ws->buck, KERNELS_MEM_MSM, (size_t)nb * sizeof(xyzz_t));
+    MSM_RESERVE(ws->head, KERNELS_MEM_MSM, (size_t)chunks * sizeof(xyzz_t));
+    MSM_RESERVE(ws->tail, KERNELS_MEM_MSM, (size_t)chunks * sizeof(xyzz_t));
     MSM_RESERVE(ws->out, KERNELS_MEM_MSM, sizeof(dev_jac_t<F>));
     if (density) {
         MSM_RESERVE(ws->dens, KERNELS_MEM_MSM, words * sizeof(uint64_t));
@@ -561,10 +642,16 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
 
         /* ---- 3. buckets, and the points of scalars 1 ---- */
         const uint32_t *vals = dv.Current();
-        msm_bucket_kernel<F><<<blocks_for(nb, 128), 128, 0, ws->s0>>>(
-            dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p,
-            (xyzz_t *)ws->buck.p, nb);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_bucket_kernel")) < 0)
+        CUDA_TRY(cudaMemsetAsync(ws->buck.p, 0, (size_t)nb * sizeof(xyzz_t), ws->s0)); /* infinity */
+        msm_accumulate_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
+            dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
+            chunks, (xyzz_t *)ws->buck.p, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_accumulate_kernel")) < 0)
+            goto fail;
+        msm_combine_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
+            dk.Current(), (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
+            (xyzz_t *)ws->buck.p, (const xyzz_t *)ws->head.p, (const xyzz_t *)ws->tail.p);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_combine_kernel")) < 0)
             goto fail;
         msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, ws->s0>>>(
             dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p,
@@ -590,6 +677,7 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
             (const xyzz_t *)ws->buck.p, (xyzz_t *)ws->seg[0].p, c, nw, seg);
         if ((rc = CUDA_CHECK_LAUNCH("msm_segment_kernel")) < 0)
             goto fail;
+        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_SEGMENTS], ws->s0));
         int cur = 0;
         for (uint32_t m = nseg; m > 1;) {
             uint32_t gs = m < MSM_GROUP ? m : MSM_GROUP;
@@ -601,6 +689,8 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
             cur ^= 1;
             m /= gs;
         }
+
+        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_GROUPS], ws->s0));
 
         /* ---- 5. Horner over the windows ---- */
         msm_final_kernel<F><<<1, 1, 0, ws->s0>>>((const xyzz_t *)ws->seg[cur].p,
@@ -617,9 +707,15 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
 
     /* ---- the profile ---- */
     {
-        float ms[MSM_T_COUNT] = {};
-        for (int i = 1; i < MSM_T_COUNT; i++)
+        float ms[MSM_T_COUNT] = {}, seg_ms = 0, grp_ms = 0, fin_ms = 0;
+        for (int i = 1; i <= MSM_T_END; i++)
             CUDA_TRY(cudaEventElapsedTime(&ms[i], ws->ev_t[i - 1], ws->ev_t[i]));
+        CUDA_TRY(cudaEventElapsedTime(&seg_ms, ws->ev_t[MSM_T_BUCKETS], ws->ev_t[MSM_T_SEGMENTS]));
+        CUDA_TRY(cudaEventElapsedTime(&grp_ms, ws->ev_t[MSM_T_SEGMENTS], ws->ev_t[MSM_T_GROUPS]));
+        CUDA_TRY(cudaEventElapsedTime(&fin_ms, ws->ev_t[MSM_T_GROUPS], ws->ev_t[MSM_T_END]));
+        prof.segments_ms = seg_ms;
+        prof.groups_ms = grp_ms;
+        prof.final_ms = fin_ms;
         prof.digits_ms = ms[MSM_T_DIGITS];
         prof.sort_ms = ms[MSM_T_SORT];
         prof.buckets_ms = ms[MSM_T_BUCKETS];

@@ -2,7 +2,11 @@
 # zkbench's GPU MSM and NTT beside sppark v0.1.15 (../shared/peers/
 # sppark-anchor, copied into BIN) in one call on the GPU machine: the MSM
 # test first (GPU = CPU bit for bit), then zkbench's benchmark and sppark's,
-# one after the other, then one side-by-side table on stdout.
+# one after the other, then one side-by-side table on stdout and the rows
+# of results/h200/kernels-vs-sppark.csv in $OUT/kernels-vs-sppark.csv
+# (benchmark,size,zkbench_ms,sppark_ms,ratio,date,commit; the row
+# witness_vs_random_g1 has the repeated-values MSM as zkbench_ms, no
+# sppark_ms, and as ratio its time over the random-scalar MSM's).
 #   OUT=... bash scripts/device/h200-msm-vs-sppark.sh [BIN] [MAX_LOG]
 # BIN holds test_gpu_msm, bench_gpu_prover, sppark-anchor and COMMIT.
 set -uo pipefail
@@ -27,19 +31,35 @@ echo "- zkbench: median of 5 after a warm-up (3 at 2^24 and up), wall clock arou
 echo
 echo "| benchmark | size | zkbench ms | sppark ms | zkbench / sppark | zkbench phases: setup / digits / sort / bases / buckets / reduce |"
 echo "| --- | --- | ---: | ---: | ---: | --- |"
-pair() { # zkbench row label, sppark name
+csv=$out/kernels-vs-sppark.csv
+day=$(date -u +%Y-%m-%d) commit=$(cat "$bin/COMMIT" 2>/dev/null || echo unknown)
+echo "benchmark,size,zkbench_ms,sppark_ms,ratio,date,commit" >"$csv"
+pair() { # zkbench row label, sppark name, csv benchmark name
   grep -F "| $1 |" "$out/zkbench.md" | while IFS='|' read -r _ what size ms reps phases _; do
     size=$(echo $size); ms=$(echo $ms)
     sp=$(awk -v n="$2" -v s="n=$size" '$1 == "sppark" && $2 == n && $3 == s { sub("ms=", "", $4); print $4 }' "$out/sppark.txt")
     ratio=$(awk -v a="$ms" -v b="$sp" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
     echo "| $1 | $size | $ms | ${sp:--} | $ratio |$phases|"
+    [ -n "$sp" ] && echo "$3,$size,$ms,$sp,$ratio,$day,$commit" >>"$csv"
   done
 }
-pair "G1 MSM, resident bases, page-locked scalars" g1_msm_dev
-pair "G1 MSM, host bases + scalars" g1_msm_host
-pair "G2 MSM, resident bases, page-locked scalars" g2_msm_dev
-pair "G2 MSM, host bases + scalars" g2_msm_host
-pair "Fr NTT forward, on device" ntt_dev_nn
+# the repeated-values G1 MSM over the random one of the same size
+witness() {
+  grep -F "| G1 MSM, resident bases, page-locked scalars, 250 values repeated |" "$out/zkbench.md" |
+    while IFS='|' read -r _ what size ms reps phases _; do
+      size=$(echo $size); ms=$(echo $ms)
+      rnd=$(grep -F "| G1 MSM, resident bases, page-locked scalars | $size |" "$out/zkbench.md" | awk -F'|' '{ print $4 }' | tr -d ' ')
+      ratio=$(awk -v a="$ms" -v b="$rnd" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+      echo "| G1 MSM, 250 values repeated / random scalars | $size | $ms | random: ${rnd:--} | $ratio |$phases|"
+      echo "witness_vs_random_g1,$size,$ms,,$ratio,$day,$commit" >>"$csv"
+    done
+}
+pair "G1 MSM, resident bases, page-locked scalars" g1_msm_dev g1_msm_resident
+pair "G1 MSM, host bases + scalars" g1_msm_host g1_msm_host
+pair "G2 MSM, resident bases, page-locked scalars" g2_msm_dev g2_msm_resident
+pair "G2 MSM, host bases + scalars" g2_msm_host g2_msm_host
+pair "Fr NTT forward, on device" ntt_dev_nn ntt_device
+witness
 echo
 echo "Rows zkbench has and sppark does not (pageable scalars with resident bases):"
 echo

@@ -5,7 +5,8 @@
  * random values among them); with and without a density bitmap; host bases
  * and resident bases; scalars pageable and page-locked (kernels_host_alloc);
  * forced small and large windows; repeated and infinity
- * bases; bad arguments. The allocation hook must balance.
+ * bases; scalars that crowd few buckets (one value n/4 times, 250 values,
+ * all equal, 0 and r-1); bad arguments. The allocation hook must balance.
  *
  * Exits 77 (skipped) when no CUDA device is present.
  */
@@ -213,6 +214,47 @@ int main(void)
         CHECK(msm_g1(&cpu, b1, n, sc, n, NULL, NULL) == 0);
         rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, 0);
         check_g1("ones", n, true, false, &cpu, &gpu, rc);
+    }
+
+    /* scalar patterns that pile points into few buckets, which then cross
+     * the accumulation's chunks (the segmented combine): one value n/4
+     * times, 250 values each n/250 times, all equal, and 0 and r-1 only;
+     * G1 with host and resident bases, G2 with host bases */
+    {
+        static const char *pattern[] = {"one value n/4 times", "250 values", "all equal", "0 and r-1"};
+        const size_t sizes_p[] = {1024, 4099, max_n};
+        fr_t pool[250], minus_one;
+        fr_neg(&minus_one, &FR_ONE);
+        for (int k = 0; k < 250; k++)
+            test_rand_fr(&pool[k]);
+        for (int pat = 0; pat < 4; pat++)
+            for (size_t z = 0; z < sizeof sizes_p / sizeof sizes_p[0]; z++) {
+                size_t n = sizes_p[z];
+                make_scalars(n, false);
+                for (size_t i = 0; i < n; i++) {
+                    if (pat == 0 && i % 4 == 1)
+                        sc[i] = pool[0];
+                    else if (pat == 1)
+                        sc[i] = pool[test_rand_below(250)];
+                    else if (pat == 2)
+                        sc[i] = pool[7];
+                    else if (pat == 3)
+                        sc[i] = test_rand_below(2) ? FR_ZERO : minus_one;
+                }
+                memcpy(sc_pinned, sc, n * sizeof *sc);
+                g1_jac_t cpu, gpu;
+                CHECK(msm_g1(&cpu, b1, n, sc, n, NULL, NULL) == 0);
+                int rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, 0);
+                check_g1(pattern[pat], n, true, false, &cpu, &gpu, rc);
+                rc = kernels_msm_resident(&gpu, r1, sc_pinned, n, NULL, 0);
+                check_g1(pattern[pat], n, true, false, &cpu, &gpu, rc);
+                if (n == 4099) {
+                    g2_jac_t cpu2, gpu2;
+                    CHECK(msm_g2(&cpu2, b2, n, sc, n, NULL, NULL) == 0);
+                    rc = kernels_msm(&gpu2, KERNELS_CURVE_G2, b2, n, sc, n, NULL, 0);
+                    check_g2(pattern[pat], n, true, false, &cpu2, &gpu2, rc);
+                }
+            }
     }
 
     /* bad arguments */
