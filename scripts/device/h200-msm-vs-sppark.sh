@@ -8,6 +8,7 @@
 # witness_vs_random_g1 has the repeated-values MSM as zkbench_ms, no
 # sppark_ms, and as ratio its time over the random-scalar MSM's).
 #   OUT=... bash scripts/device/h200-msm-vs-sppark.sh [BIN] [MAX_LOG]
+# TEST_S, BENCH_S, SPPARK_S (time limits) and REPS fit it to a short budget.
 # BIN holds test_gpu_msm, bench_gpu_prover, sppark-anchor and COMMIT.
 set -uo pipefail
 bin=${1:-.device}
@@ -15,12 +16,12 @@ max=${2:-24}
 out=${OUT:?set OUT to a folder for the logs}
 status=0
 
-timeout 120 "$bin/test_gpu_msm" >"$out/test_gpu_msm.log" 2>&1 || status=1
+timeout ${TEST_S:-120} "$bin/test_gpu_msm" >"$out/test_gpu_msm.log" 2>&1 || status=1
 echo "test_gpu_msm: exit $? ($(tail -1 "$out/test_gpu_msm.log"))" >&2
 
-timeout 300 "$bin/bench_gpu_prover" --ntt-max "$max" --h-max 0 --g1-max "$max" --g2-max "$max" --reps 5 \
+timeout ${BENCH_S:-300} "$bin/bench_gpu_prover" --ntt-max "$max" --h-max 0 --g1-max "$max" --g2-max "$max" --reps ${REPS:-5} \
   --max-ms 3000 >"$out/zkbench.md" 2>"$out/zkbench.err" || status=1
-timeout 200 "$bin/sppark-anchor" --max-log "$max" >"$out/sppark.txt" 2>&1 || status=1
+timeout ${SPPARK_S:-200} "$bin/sppark-anchor" --max-log "$max" >"$out/sppark.txt" 2>&1 || status=1
 
 echo "# GPU MSM and NTT: zkbench beside sppark v0.1.15, one call"
 echo
