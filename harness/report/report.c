@@ -57,6 +57,7 @@ static const char css[] =
     "th{background:var(--soft);font-weight:600}"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "td.k{color:var(--muted);white-space:nowrap}td.v{overflow-wrap:anywhere}"
+    "th.wrap{white-space:normal}.wide{overflow-x:auto}.wide td{white-space:nowrap}"
     "tr.hl td{background:#fff4d6}"
     ".tag{display:inline-block;padding:0 7px;border-radius:4px;font-size:12.5px;font-weight:600}"
     ".tag.bad{background:#fde0e0;color:#a11}.tag.ok{background:#e3f3e6;color:#1d6b2f}"
@@ -74,7 +75,7 @@ static const char *sz(char buf[32], double v)
 {
     if (!isfinite(v))
         return "\xe2\x80\x93";
-    return fmt_bytes(buf, v);
+    return fmt_bytes(buf, fabs(v) < 0.5 ? 0 : v); /* not "-0 B" */
 }
 
 static double jget(const json_t *o, const char *key)
@@ -249,7 +250,7 @@ static void sec_layers_batch(FILE *f, const analyze_result_t *r)
 
 static void sec_layers_watch(FILE *f, const analyze_result_t *r)
 {
-    char a[32], b[32], c[32], d[32], e[32], g[32];
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
     const char *unit = r->per_proof ? "proof" : "second";
     fprintf(f, "<h2 id=\"layers\">Memory by layer</h2>\n<p class=\"muted\">Growth is per %s, from the valley "
                "floors (the lowest value between boundaries).</p>\n<table>\n<tr><th>layer</th><th class=\"n\">"
@@ -270,7 +271,7 @@ static void sec_layers_watch(FILE *f, const analyze_result_t *r)
                 sz(a, nf ? json_number_value(json_array_get(fl, 0)) : NAN),
                 sz(b, nf ? json_number_value(json_array_get(fl, nf - 1)) : NAN), sz(c, jget(val, "peak")),
                 sz(d, jget(val, "end")), sz(e, jget(gr, r->per_proof ? "bytes_per_proof" : "bytes_per_s")),
-                sz(g, json_number_value(json_array_get(ci, 0))), sz(a, json_number_value(json_array_get(ci, 1))),
+                sz(g, json_number_value(json_array_get(ci, 0))), sz(h, json_number_value(json_array_get(ci, 1))),
                 leak ? "<span class=\"tag bad\">LEAK</span>" : bounded ? "<span class=\"tag warn\">bounded</span>" : "");
     }
     fputs("</table>\n", f);
@@ -352,7 +353,7 @@ static void sec_sites(FILE *f, const analyze_result_t *r)
 
 static void sec_capacity(FILE *f, const analyze_result_t *r)
 {
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32], d[32], e[32];
     const json_t *jc = json_object_get(r->json, "capacity");
     fputs("<h2 id=\"capacity\">Capacity</h2>\n", f);
     if (isfinite(r->ram_bytes)) {
@@ -383,7 +384,7 @@ static void sec_capacity(FILE *f, const analyze_result_t *r)
                "(%zu partitions measured); untracked near the peak %s (%.0f%%).</p>\n",
             sz(a, m->state_bytes[CAPACITY_SYNTH]), sz(b, m->state_bytes[CAPACITY_HELD]),
             sz(c, m->state_bytes[CAPACITY_PROVE]), sz(d, m->state_bytes[CAPACITY_FINISH]), m->partitions_measured,
-            sz(a, m->untracked), 100 * m->untracked_share);
+            sz(e, m->untracked), 100 * m->untracked_share);
     const char *bt = jstr(json_object_get(jc, "model"), "bound_text");
     if (bt) {
         fputs("<p>", f);
@@ -609,8 +610,8 @@ static void sec_plots(FILE *f, const char *tmpdir, int plot_rc, const char *plot
     fprintf(f, "<h2 id=\"%s\">%s</h2>\n", id, title);
     if (plot_rc < 0) {
         fprintf(f, "<p class=\"warn\">The plots are not in this report: %s</p>\n",
-                plot_rc == -ENOENT ? "gnuplot (or its scripts) was not found when it was written; install "
-                                     "gnuplot and run zkbench report again"
+                plot_rc == -ENOENT ? "gnuplot was not found when this report was written (install gnuplot "
+                                     "and run zkbench report again)"
                                    : "gnuplot failed");
         fputs("<p class=\"muted\">", f);
         html_esc(f, plot_err);
@@ -713,10 +714,15 @@ static void write_sweep_page(FILE *f, const char *run_dir, const run_csv_t *c, c
     char kind[64];
     snprintf(kind, sizeof kind, "sweep of %zu runs", c->nrows);
     page_head(f, run_dir, kind);
-    fputs("<h2 id=\"table\">Runs by pw</h2>\n<table>\n<tr>", f);
+    fputs("<h2 id=\"table\">Runs by pw</h2>\n<div class=\"wide\"><table>\n<tr>", f);
     for (size_t j = 0; j < c->ncols; j++) {
-        fprintf(f, "<th%s>", c->is_text[j] ? "" : " class=\"n\"");
-        html_esc(f, c->names[j]);
+        /* long column names may break after an underscore */
+        fprintf(f, "<th%s>", c->is_text[j] ? "" : " class=\"n wrap\"");
+        for (const char *q = c->names[j]; *q; q++) {
+            html_esc_n(f, q, 1);
+            if (*q == '_')
+                fputs("<wbr>", f);
+        }
         fputs("</th>", f);
     }
     fputs("</tr>\n", f);
@@ -743,7 +749,7 @@ static void write_sweep_page(FILE *f, const char *run_dir, const run_csv_t *c, c
         }
         fputs("</tr>\n", f);
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
     sec_plots(f, tmpdir, plot_rc, plot_err, false, 0, 3, "plots", "Plots");
     page_foot(f);
 }
