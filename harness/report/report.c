@@ -171,11 +171,6 @@ static void sec_verdict(FILE *f, const analyze_result_t *r)
     fputs("<p class=\"reason\">", f);
     html_esc(f, r->reason);
     fputs("</p>\n", f);
-    if (!r->watch && r->verdict == ANALYZE_LEAK && r->leak_where[0]) {
-        fputs("<p>Where: ", f);
-        html_esc(f, r->leak_where);
-        fputs("</p>\n", f);
-    }
     const json_t *checks = json_object_get(J, "checks");
     if (json_is_object(checks)) {
         fputs("<ul class=\"checks\">", f);
