@@ -634,14 +634,19 @@ static void sec_plots(FILE *f, const char *tmpdir, int plot_rc, const char *plot
 
 static void page_head(FILE *f, const char *run_dir, const char *kind)
 {
+    /* the folder by its full path ("." says nothing in a mail), named in the title */
+    char full[PATH_MAX];
+    const char *shown = realpath(run_dir, full) ? full : run_dir;
+    const char *slash = strrchr(shown, '/');
+    const char *name = slash && slash[1] ? slash + 1 : shown;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta name=\"generator\" content=\"zkbench report\">\n<title>zkbench report: ",
           f);
-    html_esc(f, run_dir);
+    html_esc(f, name);
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>zkbench report</h1>\n<p class=\"sub\">",
             css);
-    html_esc(f, run_dir);
+    html_esc(f, shown);
     fputs(" \xc2\xb7 ", f);
     html_esc(f, kind);
     time_t now = time(NULL);
@@ -665,8 +670,10 @@ static void write_run_page(FILE *f, const char *run_dir, const analyze_run_t *ru
     char kind[256];
     const json_t *cfg = json_object_get(rj, "config");
     const char *circuit = jstr(cfg, "circuit");
+    const char *command = jstr(cfg, "command");
     if (r->watch)
-        snprintf(kind, sizeof kind, "watch run, %zu samples", r->samples);
+        snprintf(kind, sizeof kind, "watch run%s%.160s, %zu samples", command ? " of " : "", command ? command : "",
+                 r->samples);
     else
         snprintf(kind, sizeof kind, "batch run%s%.160s, %zu samples, %zu proofs", circuit ? " of " : "",
                  circuit ? circuit : "", r->samples, r->proofs_done);
@@ -788,33 +795,33 @@ int report_write(const char *run_dir, const char *out_path, char *err, size_t er
         }
     }
     struct out_file of;
-    if ((rc = out_file_begin(&of, out_path, err, errlen)) < 0)
-        goto done;
-    char tmpdir[PATH_MAX] = "", plot_err[768] = "";
-    int plot_rc = draw_plots(tmpdir, sizeof tmpdir, run, run_dir, sweep_csv, plot_err, sizeof plot_err);
-    FILE *f = fopen(of.tmp, "w");
-    if (!f) {
-        rc = -errno;
-        snprintf(err, errlen, "cannot write %s: %s", of.tmp, strerror(-rc));
-    } else {
-        if (sweep)
-            write_sweep_page(f, run_dir, &sc, tmpdir, plot_rc, plot_err);
-        else
-            write_run_page(f, run_dir, run, &r, tmpdir, plot_rc, plot_err);
-        bool bad = ferror(f) != 0;
-        int e = errno;
-        if (fclose(f) != 0 || bad) {
-            rc = -(e ? e : EIO);
-            snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(-rc));
+    if ((rc = out_file_begin(&of, out_path, err, errlen)) == 0) {
+        char tmpdir[PATH_MAX] = "", plot_err[768] = "";
+        int plot_rc = draw_plots(tmpdir, sizeof tmpdir, run, run_dir, sweep_csv, plot_err, sizeof plot_err);
+        FILE *f = fopen(of.tmp, "w");
+        if (!f) {
+            rc = -errno;
+            snprintf(err, errlen, "cannot write %s: %s", of.tmp, strerror(-rc));
+        } else {
+            errno = 0;
+            if (sweep)
+                write_sweep_page(f, run_dir, &sc, tmpdir, plot_rc, plot_err);
+            else
+                write_run_page(f, run_dir, run, &r, tmpdir, plot_rc, plot_err);
+            bool bad = ferror(f) != 0;
+            int e = errno;
+            if (fclose(f) != 0 || bad) {
+                rc = -(bad && e ? e : errno ? errno : EIO);
+                snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(-rc));
+            }
         }
+        if (tmpdir[0])
+            rm_tree_flat(tmpdir);
+        if (rc == 0)
+            rc = out_file_commit(&of, err, errlen);
+        if (rc < 0)
+            out_file_abort(&of);
     }
-    if (tmpdir[0])
-        rm_tree_flat(tmpdir);
-    if (rc == 0)
-        rc = out_file_commit(&of, err, errlen);
-    if (rc < 0)
-        out_file_abort(&of);
-done:
     run_csv_free(&sc);
     analyze_result_clear(&r);
     analyze_run_free(run);
