@@ -22,12 +22,6 @@
 #define BASELINE_SAMPLES 5
 #define DRAIN_SAMPLES 5
 
-const char *analyze_verdict_name(analyze_verdict_t v)
-{
-    static const char *const names[] = {"leak", "queue-pileup", "held-too-long", "retention", "capacity", "healthy"};
-    return (unsigned)v < 6 ? names[v] : "?";
-}
-
 const char *analyze_layer_name(int layer)
 {
     static const char *const names[] = {"tracked", "je_allocated", "je_resident", "rss", "outside_heap", "gpu_used"};

@@ -79,6 +79,12 @@ typedef struct {
     const char *ram_src;
 } rules_t;
 
+const char *analyze_verdict_name(analyze_verdict_t v)
+{
+    static const char *const names[] = {"leak", "queue-pileup", "held-too-long", "retention", "capacity", "healthy"};
+    return (unsigned)v < 6 ? names[v] : "?";
+}
+
 static bool kind_is_resident(const char *kind, double proof)
 {
     if (strcmp(kind, "params") == 0 || strcmp(kind, "circuit") == 0 || strcmp(kind, "gpu_params") == 0 ||
