@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness/diagnose/analyze.h"
+#include "harness/diagnose/analyze_text.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/run/run_csv.h"
@@ -32,226 +33,6 @@ static void usage(FILE *f)
           "or per second, and with --trace by allocation site.\n"
           "See docs/diagnosis.md.\n",
           f);
-}
-
-static const char *fb(char *buf, double v)
-{
-    double a = fabs(v);
-    if (!isfinite(v))
-        snprintf(buf, 24, "-");
-    else if (a < 0.5)
-        snprintf(buf, 24, "0 B");
-    else if (a >= GIB)
-        snprintf(buf, 24, "%.2f GiB", v / GIB);
-    else if (a >= MIB)
-        snprintf(buf, 24, "%.1f MiB", v / MIB);
-    else if (a >= 1024)
-        snprintf(buf, 24, "%.1f KiB", v / 1024);
-    else
-        snprintf(buf, 24, "%.0f B", v);
-    return buf;
-}
-
-static double jv(const json_t *o, const char *path)
-{
-    char key[64];
-    const char *p = path;
-    while (o && *p) {
-        const char *dot = strchr(p, '.');
-        size_t len = dot ? (size_t)(dot - p) : strlen(p);
-        snprintf(key, sizeof key, "%.*s", (int)len, p);
-        o = json_object_get(o, key);
-        p += len + (dot ? 1 : 0);
-    }
-    return json_is_number(o) ? json_number_value(o) : NAN;
-}
-
-/* Element i of the array o[key], or NAN. */
-static double jv_at(const json_t *o, const char *key, size_t i)
-{
-    const json_t *v = json_array_get(json_object_get(o, key), i);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* The report of a watch run: its layers with their valley floors, the
- * proof boundaries, the traced sites. */
-static void report_watch(FILE *f, const char *dir, const analyze_result_t *r)
-{
-    char a[24], b[24], c[24], d[24], e[24], lo[24], hi[24];
-    const json_t *J = r->json, *jb = json_object_get(J, "boundaries");
-    const char *unit = r->per_proof ? "proof" : "s";
-    fprintf(f, "run          %s: watch, %zu samples, boundaries: %s\n", dir, r->samples,
-            json_string_value(json_object_get(jb, "detail")));
-    fprintf(f, "verdict      %s\n             %s\n\n", r->headline, r->reason);
-    fprintf(f, "%-12s %11s %11s %11s %11s %13s  %s\n", "layer", "first floor", "last floor", "peak", "end",
-            r->per_proof ? "per proof" : "per second", "95% CI (last two thirds)");
-    const char *key;
-    json_t *val;
-    json_object_foreach(json_object_get(J, "layers"), key, val) {
-        const json_t *g = json_object_get(val, "growth"), *fl = json_object_get(val, "valley_floors");
-        size_t nf = json_array_size(fl);
-        const char *mark = json_is_true(json_object_get(g, "leak"))      ? "  LEAK"
-                           : json_is_true(json_object_get(g, "bounded")) ? "  bounded"
-                                                                         : "";
-        fprintf(f, "%-12s %11s %11s %11s %11s %13s  %s .. %s%s\n", key,
-                fb(a, nf ? (double)json_integer_value(json_array_get(fl, 0)) : NAN),
-                fb(b, nf ? (double)json_integer_value(json_array_get(fl, nf - 1)) : NAN), fb(c, jv(val, "peak")),
-                fb(d, jv(val, "end")), fb(e, jv(g, r->per_proof ? "bytes_per_proof" : "bytes_per_s")),
-                fb(lo, jv_at(g, "ci95", 0)), fb(hi, jv_at(g, "ci95", 1)), mark);
-    }
-    size_t i;
-    const json_t *js = json_object_get(J, "sites");
-    if (json_array_size(js) > 0) {
-        fprintf(f, "\nsites        top by never-freed bytes (--trace)\n");
-        fprintf(f, "  %-28s %-22s %11s %10s %12s  %s\n", "function", "where", "never freed", "held GiB*s",
-                r->per_proof ? "per proof" : "per second", "95% CI");
-        json_array_foreach(js, i, val) {
-            char held[24] = "-";
-            if (isfinite(jv(val, "held_gib_s")))
-                snprintf(held, sizeof held, "%.3f", jv(val, "held_gib_s"));
-            fprintf(f, "  %-28.28s %-22.22s %11s %10s %12s  %s .. %s%s\n",
-                    json_string_value(json_object_get(val, "function")),
-                    json_string_value(json_object_get(val, "where")), fb(a, jv(val, "never_freed_bytes")),
-                    held, fb(b, jv(val, r->per_proof ? "growth_per_proof" : "growth_per_s")),
-                    fb(c, jv(val, "growth_lo")), fb(d, jv(val, "growth_hi")),
-                    json_is_true(json_object_get(val, "leak"))      ? "  LEAK"
-                    : json_is_true(json_object_get(val, "bounded")) ? "  bounded"
-                                                                    : "");
-        }
-    }
-    fprintf(f, "\npeak RSS     %s; never freed (traced) %s", fb(a, r->peak_rss), fb(b, r->never_freed_bytes));
-    if (isfinite(r->s_per_proof))
-        fprintf(f, "; %.3f s per proof", r->s_per_proof);
-    fprintf(f, "; growth in bytes per %s\n", unit);
-    json_array_foreach(json_object_get(J, "notes"), i, val) fprintf(f, "note         %s\n", json_string_value(val));
-}
-
-static void report(FILE *f, const char *dir, const analyze_result_t *r)
-{
-    char a[24], b[24], c[24], d[24], e[24], g[24];
-    const json_t *J = r->json;
-    fprintf(f, "run          %s: %zu samples, %zu proofs, pw %d, %s\n", dir, r->samples, r->proofs_done, r->pw,
-           json_is_true(json_object_get(J, "drained")) ? "drained" : "not drained");
-    fprintf(f, "verdict      %s\n             %s\n\n", analyze_verdict_name(r->verdict), r->reason);
-
-    fprintf(f, "%-22s %11s %11s %11s %11s %12s  %s\n", "layer", "baseline", "peak", "end", "end - B",
-            "per proof", "95% CI (per proof)");
-    static const char *const label[] = {"L0 tracked", "L1 je_allocated", "L2 je_resident", "L3 rss",
-                                        "L3-L2 outside heap", "GPU gpu_used"};
-    for (int l = 0; l < ANALYZE_NLAYERS; l++) {
-        const analyze_layer_t *L = &r->layer[l];
-        char ci[64] = "";
-        if (L->fitted && isfinite(L->g_lo))
-            snprintf(ci, sizeof ci, "%s .. %s%s", fb(e, L->g_lo), fb(g, L->g_hi), L->g_significant ? "  GROWS" : "");
-        fprintf(f, "%-22s %11s %11s %11s %11s %12s  %s\n", label[l], fb(a, L->baseline), fb(b, L->peak),
-                fb(c, L->end), fb(d, L->end - L->baseline), L->fitted ? fb(e, L->g) : "-", ci);
-    }
-    const analyze_layer_t *T = &r->layer[ANALYZE_L_TRACKED], *H = &r->layer[ANALYZE_L_HEAP],
-                          *S = &r->layer[ANALYZE_L_RESIDENT], *R = &r->layer[ANALYZE_L_RSS];
-    fprintf(f, "ratios       at peak: allocated/tracked %.3f  resident/allocated %.3f  rss/resident %.3f\n",
-            T->peak > 0 ? H->peak / T->peak : NAN, H->peak > 0 ? S->peak / H->peak : NAN,
-            S->peak > 0 ? R->peak / S->peak : NAN);
-    fprintf(f, "             at end:  allocated/tracked %.3f  resident/allocated %.3f  rss/resident %.3f\n\n",
-            T->end > 0 ? H->end / T->end : NAN, H->end > 0 ? S->end / H->end : NAN,
-            S->end > 0 ? R->end / S->end : NAN);
-
-    if (R->fitted) {
-        const analyze_ols_t *F = &R->fit;
-        static const char *const fl[] = {"synthesis", "GPU queue", "on GPU", "finish", "blocked", "per proof (g)"};
-        fprintf(f, "footprints   rss = B + sum f*n (least squares over %zu samples, R^2 %.4f, residual sd %s)\n", F->n,
-                F->r2, fb(a, F->resid_sd));
-        fprintf(f, "             B (intercept) %s +- %s (measured %s)\n", fb(a, F->beta[0]), fb(b, F->se[0]),
-                fb(c, R->baseline));
-        for (int x = 0; x < ANALYZE_NX; x++) {
-            if (F->kept[1 + x])
-                fprintf(f, "             %-14s %11s +- %s\n", fl[x], fb(a, F->beta[1 + x]), fb(b, F->se[1 + x]));
-            else
-                fprintf(f, "             %-14s dropped (%s constant or collinear)\n", fl[x], analyze_x_name(x));
-        }
-        fputc('\n', f);
-    }
-
-    const json_t *jr = json_object_get(J, "retention");
-    fprintf(f, "retention    rss - allocated: baseline %s, end %s, retained %s (%.0f%% of peak working set)\n",
-            fb(a, jv(jr, "rss_minus_allocated_baseline")), fb(b, jv(jr, "rss_minus_allocated_end")),
-            fb(c, r->retained_bytes), 100 * r->retained_share);
-    fprintf(f, "             je_dirty %s, je_muzzy %s at the end; purge returned %s\n", fb(a, jv(jr, "je_dirty_end")),
-            fb(b, jv(jr, "je_muzzy_end")), fb(c, jv(jr, "purge_returned_bytes")));
-
-    const json_t *jh = json_object_get(J, "held_after_last_use");
-    fprintf(f, "held         %.2f GiB*s after last use = %.1f%% of the tracked working set's %.2f GiB*s over "
-               "%.1f s active (%.1f%% of peak x duration); %lld buffers without a last use\n",
-            r->held_gibs, 100 * r->held_share, jv(jh, "working_set_gib_s"), jv(jh, "active_s"),
-            100 * jv(jh, "share_of_peak_x_duration"),
-            (long long)json_integer_value(json_object_get(jh, "buffers_last_use_unknown")));
-    const char *key;
-    json_t *val;
-    json_object_foreach(json_object_get(jh, "gib_s_by_kind"), key, val) {
-        if (json_number_value(val) > 0.005)
-            fprintf(f, "               %-10s %10.2f GiB*s\n", key, json_number_value(val));
-    }
-    const json_t *jl = json_object_get(J, "leak");
-    fprintf(f, "never freed  %s in tracked buffers (not counting resident params/circuit/NTT tables)\n",
-            fb(a, r->never_freed_bytes));
-    json_object_foreach(json_object_get(jl, "never_freed"), key, val) {
-        fprintf(f, "               %-10s %6lld buffers %11s\n", key,
-                (long long)json_integer_value(json_object_get(val, "count")),
-                fb(a, (double)json_integer_value(json_object_get(val, "bytes"))));
-    }
-    const json_t *jp = json_object_get(J, "queue_pileup");
-    if (json_object_get(jp, "bound"))
-        fprintf(f, "queue        bound q_gpu + n_synth + n_blocked <= %lld (%s): %lld samples above, up to +%.0f, longest "
-                   "%.1f s\n",
-                (long long)json_integer_value(json_object_get(jp, "bound")),
-                json_string_value(json_object_get(jp, "bound_from")),
-                (long long)json_integer_value(json_object_get(jp, "samples_above")), r->pileup_excess, r->pileup_s);
-    else
-        fprintf(f, "queue        %s\n", json_string_value(json_object_get(jp, "why")));
-
-    const json_t *jc = json_object_get(J, "capacity");
-    const capacity_model_t *m = &r->capacity;
-    if (isfinite(r->ram_bytes))
-        fprintf(f, "capacity     %s %s (%s), margin %.0f%%: limit %s; peak RSS %s; largest pw that fits: %s\n",
-                strstr(json_string_value(json_object_get(jc, "ram_from")), "mem") ? "memory limit" : "RAM",
-                fb(a, r->ram_bytes), json_string_value(json_object_get(jc, "ram_from")), 100 * r->margin,
-                fb(b, r->limit_rss), fb(c, r->peak_rss),
-                r->largest_pw >= 0 ? (snprintf(d, sizeof d, "%d", r->largest_pw), d) : "none (see below)");
-    else
-        fprintf(f, "capacity     peak RSS %s; no limit to fit: pass --ram or --mem-limit\n", fb(a, r->peak_rss));
-    if (!m->ok) {
-        fprintf(f, "             WARNING: no prediction: %s\n", m->why);
-    } else {
-        fprintf(f, "             bytes per partition (tracked, exact): synthesizing %s, waiting %s, proving %s, "
-                   "finishing %s (%zu partitions)\n",
-                fb(a, m->state_bytes[CAPACITY_SYNTH]), fb(b, m->state_bytes[CAPACITY_HELD]),
-                fb(c, m->state_bytes[CAPACITY_PROVE]), fb(d, m->state_bytes[CAPACITY_FINISH]),
-                m->partitions_measured);
-        fprintf(f, "             untracked near the peak: %s (%.0f%% of the partitions' %s; sd %s over %zu "
-                   "samples)\n",
-                fb(a, m->untracked), 100 * m->untracked_share, fb(b, m->tracked_run), fb(c, m->untracked_sd),
-                m->fit_samples);
-        fprintf(f, "             %s\n", json_string_value(json_object_get(json_object_get(jc, "model"), "bound_text")));
-        if (m->warning[0])
-            fprintf(f, "             WARNING: %s\n", m->warning);
-        fprintf(f, "             predicted peak RSS (95%% interval):\n");
-        size_t i;
-        char mark[64];
-        json_array_foreach(json_object_get(jc, "predicted"), i, val) {
-            long long w = (long long)json_integer_value(json_object_get(val, "pw"));
-            fprintf(f, "               pw %3lld  %11s  (%s .. %s)%s%s%s\n", w, fb(a, jv(val, "peak_rss")),
-                    fb(b, jv(val, "low")), fb(c, jv(val, "high")),
-                    w == r->pw ? (snprintf(mark, sizeof mark, "  <- this run (measured %s)", fb(d, r->peak_rss)), mark) : "",
-                    w == r->largest_pw ? "  <- largest that fits" : "",
-                    json_is_true(json_object_get(val, "load_peak"))
-                        ? "  (the parameter load's peak, before any partition)"
-                        : json_is_true(json_object_get(val, "bound")) ? "  (no more memory: in-flight bound)" : "");
-        }
-    }
-    if (isfinite(r->s_per_proof))
-        fprintf(f, "timing       %.3f s per proof\n", r->s_per_proof);
-    const json_t *notes = json_object_get(J, "notes");
-    size_t i;
-    json_array_foreach(notes, i, val) fprintf(f, "note         %s\n", json_string_value(val));
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -312,12 +93,11 @@ int cmd_analyze(int argc, char **argv)
     if (json) {
         json_dumpf(r.json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
-    } else if (r.watch) {
-        report_watch(stdout, dir, &r);
     } else {
-        report(stdout, dir, &r);
+        analyze_text_write(stdout, dir, &r);
     }
     analyze_result_clear(&r);
     analyze_run_free(run);
     return status;
 }
+

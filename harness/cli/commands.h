@@ -19,6 +19,7 @@ int cmd_batch(int argc, char **argv);
 int cmd_batch_check(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

@@ -43,6 +43,7 @@ static void usage(FILE *f)
           "  batch       N proofs under chosen parallelism, recording where memory went\n"
           "  analyze     diagnose a run: leak, retention, held-too-long, queue-pileup, capacity\n"
           "  plot        draw a run's memory with gnuplot (PNG and SVG)\n"
+          "  report      one self-contained HTML page of a run: verdict, tables, plots\n"
           "  check       regression gate of a run against a baseline (CI)\n"
           "  sweep       batches over pw values: capacity table and plot\n"
           "  watch       the sampler on any process (--pid PID or -- CMD ARGS)\n"
@@ -117,6 +118,8 @@ int main(int argc, char **argv)
         return cmd_analyze(argc - 1, argv + 1);
     if (strcmp(cmd, "plot") == 0)
         return cmd_plot(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)

@@ -1,0 +1,30 @@
+/*
+ * The sections of a run's report page (report_sections.c), in the order
+ * the page shows them; each writes one part of the HTML body to f. The
+ * page around them, the plots and the writing of the file are report.c's.
+ */
+#ifndef ZKB_REPORT_SECTIONS_H
+#define ZKB_REPORT_SECTIONS_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "harness/diagnose/analyze.h"
+
+/* The verdict, the sentence with its numbers, which checks held. */
+void report_sec_verdict(FILE *f, const analyze_result_t *r);
+/* The headline numbers as cards: peak and baseline RSS, proofs, s/proof, pw, growth. */
+void report_sec_facts(FILE *f, const analyze_result_t *r);
+/* Memory by layer: a batch run's L0..GPU table, a watch run's floors. */
+void report_sec_layers(FILE *f, const analyze_result_t *r);
+/* Never-freed tracked buffers and GiB*s held by kind (batch), traced sites (watch). */
+void report_sec_sites(FILE *f, const analyze_result_t *r);
+/* The limit, the bytes a partition holds per state, the predicted peaks by pw. */
+void report_sec_capacity(FILE *f, const analyze_result_t *r);
+/* Per-proof and per-stage times (batch), the proof boundaries (watch). */
+void report_sec_times(FILE *f, const analyze_run_t *run, const analyze_result_t *r);
+/* Every scalar of run.json and of its config, machine, versions, summary,
+ * baseline and memory_events objects. */
+void report_sec_settings(FILE *f, const json_t *rj);
+
+#endif
