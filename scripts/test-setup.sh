@@ -6,6 +6,8 @@
 #                               (tests/iden3/test_iden3.sh, npm ci)
 #   prometheus,                 the metrics test: a real Prometheus scraping a
 #   python3-prometheus-client   batch, promtool, a strict OpenMetrics parser
+#   chromium                    the report test: zkbench report's page loaded
+#                               headless (no console error, verdict rendered)
 # Idempotent and non-interactive like setup.sh: nothing is installed when
 # the tools are already there (a node from elsewhere, e.g. NodeSource, with
 # its own npm, is kept: Debian's npm would conflict with it).
@@ -22,6 +24,7 @@ command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 have_pkg prometheus || missing+=(prometheus)
 have_pkg python3-prometheus-client || missing+=(python3-prometheus-client)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive

@@ -5,7 +5,8 @@
 #      the interop suite),
 #   2. the release build with warnings as errors and CUDA when nvcc exists
 #      (GPU tests skip with exit 77 where there is no GPU): every suite; the
-#      interop suite must run, not skip (ZKBENCH_REQUIRE_INTEROP=1),
+#      interop suite and the report's browser test must run, not skip
+#      (ZKBENCH_REQUIRE_INTEROP=1, ZKBENCH_REQUIRE_BROWSER=1),
 #   3. a second build under AddressSanitizer and UndefinedBehaviorSanitizer
 #      (host code only): the unit suite,
 #   4. a ThreadSanitizer build (host code only): the tests of the batch
@@ -28,7 +29,7 @@ phase() { echo "test.sh: $1 took $((SECONDS - t_phase)) s"; t_phase=$SECONDS; }
 status=0
 extra=()
 bash scripts/build.sh build -Dwerror=true || exit 1
-ZKBENCH_REQUIRE_INTEROP=1 meson test -C build --print-errorlogs --num-processes 2 || status=1
+ZKBENCH_REQUIRE_INTEROP=1 ZKBENCH_REQUIRE_BROWSER=1 meson test -C build --print-errorlogs --num-processes 2 || status=1
 phase "release build and every suite"
 
 bash scripts/build.sh build-san -Dwerror=true -Dcuda=disabled -Dbuildtype=debugoptimized \

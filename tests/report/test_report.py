@@ -33,6 +33,9 @@ from cdp import Chrome, ChromeError  # noqa: E402
 zk, gen_run, gen_watch, real_run, out_dir = sys.argv[1:6]
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if not chromium:
+    if os.environ.get("ZKBENCH_REQUIRE_BROWSER") == "1":
+        print("FAIL: chromium is not installed and ZKBENCH_REQUIRE_BROWSER=1 (scripts/test-setup.sh installs it)")
+        sys.exit(1)
     print("SKIP: chromium is not installed (Debian package chromium): the report is tested in a real browser")
     sys.exit(77)
 have_gnuplot = shutil.which("gnuplot") is not None
