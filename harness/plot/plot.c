@@ -277,7 +277,7 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
 {
     static const char *const req[] = {"pw", "s_per_proof", "peak_rss", "predicted_peak_rss", NULL};
     static const char *const text[] = {"outcome", NULL};
-    static const char *const empty[] = {"s_per_proof", "predicted_peak_rss", "ram_bytes", "footprint_per_partition",
+    static const char *const empty[] = {"s_per_proof", "peak_rss", "predicted_peak_rss", "ram_bytes", "footprint_per_partition",
                                         "predicted_low", "predicted_high", "mem_limit", NULL};
     run_csv_t c;
     int rc = run_csv_read(&c, sweep_csv, req, text, empty, err, errlen);
@@ -314,6 +314,9 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
         pw_lo = fmin(pw_lo, run_csv_num(&c, i, cpw));
         pw_hi = fmax(pw_hi, run_csv_num(&c, i, cpw));
         bool was_killed = strcmp(run_csv_text(&c, i, coc), "oom-killed") == 0;
+        /* a failed point (empty peak, or neither complete nor killed) is not drawn */
+        if (!isfinite(run_csv_num(&c, i, cpk)) || (!was_killed && strcmp(run_csv_text(&c, i, coc), "complete") != 0))
+            continue;
         FILE *to = was_killed ? fk : f;
         *(was_killed ? &n_killed : &n_done) += 1;
         fprintf(to, "%.0f %.6f ", run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk) / GIB);
