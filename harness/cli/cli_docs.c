@@ -109,21 +109,22 @@ static void put_wrapped(FILE *f, const char *text, int indent, int width)
 
 void cli_docs_help(FILE *f)
 {
-    fputs("usage: zkbench COMMAND [options]\n"
-          "       zkbench help [COMMAND | exit-status | terms]\n"
-          "       zkbench -V | --version\n"
+    /* "Usage:" and "  or:", the shape help2man makes the SYNOPSIS of */
+    fputs("Usage: zkbench COMMAND [options]\n"
+          "  or:  zkbench help [COMMAND | exit-status | terms]\n"
+          "  or:  zkbench -V | --version\n"
           "A memory-instrumented benchmark and diagnosis harness around a Groth16\n"
           "prover over BLS12-381: is an out-of-memory crash a leak, allocator retention\n"
           "or plain capacity?\n\n"
           "commands:\n",
           f);
     for (const cli_cmd_t *const *c = cli_commands; *c; c++) {
-        fprintf(f, "  %-13s", (*c)->name);
-        put_indented(f, (*c)->summary, 15);
+        fprintf(f, "  %-13s  ", (*c)->name);
+        put_indented(f, (*c)->summary, 17);
         fputc('\n', f);
     }
-    fputs("  version      version, commit, machine, allocator and GPU\n"
-          "  help         this text, or a command's usage (same as zkbench COMMAND --help)\n\n"
+    fputs("  version        version, commit, machine, allocator and GPU\n"
+          "  help           this text, or a command's usage (same as zkbench COMMAND --help)\n\n"
           "options:\n"
           "  -h, --help     print this text and exit 0\n"
           "  -V, --version  print the version and the commit, and exit 0\n\n"

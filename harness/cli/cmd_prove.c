@@ -32,7 +32,7 @@ static const cli_opt_t prove_opts[] = {
 
 const cli_cmd_t cli_cmd_prove = {
     .name = "prove",
-    .summary = "prove K partitions of a circuit; writes proofs and public inputs\n(with --zkey F --wtns F: a circom/snarkjs circuit, snarkjs files out)",
+    .summary = "prove K partitions of a circuit (--zkey: a circom witness, snarkjs files)",
     .synopsis = "zkbench prove --circuit SPEC --partitions K --params FILE --proof FILE\n"
                 "              --public FILE [--seed S] [--threads T]",
     .about = "Proves K partitions of the circuit (witnesses from seed S) with the parameter\n"
