@@ -137,7 +137,7 @@ void cli_usage(FILE *f, const cli_cmd_t *cmd)
 void cli_args_init(cli_args_t *a, const cli_cmd_t *cmd, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
-    a->cmd = cmd;
+    a->cmd = a->usage = cmd;
     a->argc = argc;
     a->argv = argv;
     int n = 0;
@@ -161,7 +161,7 @@ int cli_next(cli_args_t *a)
         return 0;
     }
     if (c == CLI_KEY_HELP) {
-        cli_usage(stdout, a->cmd);
+        cli_usage(stdout, a->usage);
         a->status = 0;
         return CLI_EXIT;
     }

@@ -73,6 +73,7 @@ typedef struct cli_cmd {
 /* The option parser of one command's argv (argv[0] is the command name). */
 typedef struct cli_args {
     const cli_cmd_t *cmd;
+    const cli_cmd_t *usage; /* what --help prints: cmd, unless set after init */
     int argc;
     char **argv;
     const char *val;  /* the value of the option cli_next just returned */

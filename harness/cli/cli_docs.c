@@ -309,6 +309,14 @@ int cli_docs_complete(int argc, char **argv)
     const cli_cmd_t *cmd = cli_command_find(name);
     if (!cmd)
         return cli_error(2, "__complete: unknown command '%s'", name);
-    put_options(stdout, cmd, "\n");
+    /* one "--name" or "--name ARG" a line: what the tests check each
+     * command accepts */
+    for (const cli_cmd_t *c = cmd; c; c = c->also)
+        for (const cli_opt_t *o = c->opts; o && o->name; o++)
+            printf("--%s%s%s\n", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    for (const cli_opt_t *o = cmd->forward ? cmd->forward->opts : NULL; o && o->name; o++)
+        if (!cli_opt_find(cmd, o->name))
+            printf("--%s%s%s\n", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    printf("--help\n");
     return 0;
 }

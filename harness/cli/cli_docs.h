@@ -23,7 +23,7 @@ void cli_docs_terms(FILE *f);
  * GLOSSARY (zkbench __man). */
 void cli_docs_man_include(FILE *f);
 /* zkbench __complete [--bash | CMD]: the command names, one command's
- * options, or the bash completion script. 0, or 2 after one line for an
+ * options ("--name ARG" a line), or the bash completion script. 0, or 2 after one line for an
  * unknown CMD. */
 int cli_docs_complete(int argc, char **argv);
 

@@ -55,6 +55,7 @@ int cmd_prove_zkey(int argc, char **argv)
     uint64_t threads = 0;
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_prove_zkey, argc, argv);
+    a.usage = &cli_cmd_prove; /* both forms, as zkbench help prove prints them */
     int c;
     while ((c = cli_next(&a)) > 0) {
         switch (c) {

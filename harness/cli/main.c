@@ -107,11 +107,6 @@ static bool has_option(int argc, char **argv, const char *name, const char *suff
 
 static int prove_main(int argc, char **argv)
 {
-    /* both forms print prove's whole usage, as zkbench help prove does */
-    if (has_option(argc + 1, argv - 1, "--help", NULL) || has_option(argc + 1, argv - 1, "-h", NULL)) {
-        cli_usage(stdout, &cli_cmd_prove);
-        return 0;
-    }
     return has_option(argc + 1, argv - 1, "--zkey", NULL) ? cmd_prove_zkey(argc, argv) : cmd_prove(argc, argv);
 }
 
