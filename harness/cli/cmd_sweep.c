@@ -225,11 +225,11 @@ static void print_table(FILE *f, const struct sweep_row *row, size_t n, uint64_t
                 width[c] = (int)strlen(fields[c]);
     }
     for (size_t c = 0; c < NCOLS; c++)
-        fprintf(f, c + 1 < NCOLS ? "%*s  " : "%-*s\n", width[c], csv_cols[c]);
+        fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], csv_cols[c]);
     for (size_t k = 0; k < n; k++) {
         row_fields(fields, &row[k], ram, mem_limit, true);
         for (size_t c = 0; c < NCOLS; c++)
-            fprintf(f, c + 1 < NCOLS ? "%*s  " : "%-*s\n", width[c], fields[c]);
+            fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], fields[c]);
     }
 }
 
@@ -515,7 +515,9 @@ int cmd_sweep(int argc, char **argv)
     if (have_model)
         analyze_result_clear(&model);
 
-    /* the plot, by the plot command in a process of its own */
+    /* the plot, by the plot command in a process of its own (after what
+     * this process printed) */
+    fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         char *args[] = {"zkbench", "plot", dir, NULL};
