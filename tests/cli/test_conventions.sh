@@ -72,6 +72,16 @@ done
 "$zk" help terms | grep -q "^  muzzy" || fail "help terms lacks muzzy"
 "$zk" help exit-status | grep -q "^  130" || fail "help exit-status lacks 130"
 
+# the README documents every exit code and term the binary lists
+readme=$(dirname "$meson_build")/README.md
+while read -r code _; do
+  grep -qE "^\| $code \|" "$readme" || fail "README's exit-status table lacks $code"
+done < <("$zk" help exit-status | sed -n 's/^  \([0-9N]\+\) .*/\1/p')
+[ "$("$zk" help exit-status | grep -c '^  [0-9N]')" -ge 6 ] || fail "help exit-status lists fewer than 6 codes"
+while read -r term; do
+  grep -qE "^\| $term \|" "$readme" || fail "README's glossary lacks '$term'"
+done < <("$zk" help terms | sed -n 's/^  \([^ ].*\)$/\1/p')
+
 # help: top level and unknown topics
 "$zk" help >"$tmp/top.out" 2>&1 || fail "zkbench help: exit $?"
 "$zk" --help | cmp -s - "$tmp/top.out" || fail "zkbench --help differs from zkbench help"
