@@ -61,7 +61,8 @@ struct batch_opts {
     struct pipeline_config pc;
     const char *circuit, *params, *out, *backend;
     bool force; /* --force: replace the run in --out */
-    bool quiet; /* --quiet: the summary and errors only */
+    bool quiet;      /* --quiet: errors and the final verdict line only */
+    bool no_analyze; /* --no-analyze: no diagnosis or plots at the end */
     unsigned sample_ms;
     uint64_t mem_limit; /* bytes; 0: no cap */
     enum params_load params_load;
@@ -75,6 +76,7 @@ enum {
     OPT_GPU_QUEUE = 'q', OPT_FINISH = 'f', OPT_NO_SPLIT = 'S', OPT_DEALLOC = 'd', OPT_TRIM = 'T', OPT_THREADS = 't',
     OPT_BACKEND = 'b', OPT_PARAMS = 'k', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_NO_VERIFY = 'V', OPT_SEED = 's',
     OPT_INJECT = 'i', OPT_MEM_LIMIT = 'M', OPT_PARAMS_LOAD = 'L', OPT_FORCE = 'F', OPT_QUIET = 'Q',
+    OPT_NO_ANALYZE = 'A',
 };
 
 static const cli_opt_t batch_opts[] = {
@@ -106,7 +108,8 @@ static const cli_opt_t batch_opts[] = {
     {"mem-limit", OPT_MEM_LIMIT, "SIZE", "run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
                                          "2GiB; swap off): an OOM kill ends it with outcome oom-killed\n"
                                          "in run.json and exit 3 (needs root or a delegated cgroup)"},
-    {"quiet", OPT_QUIET, NULL, "print only the summary and errors, not the progress"},
+    {"quiet", OPT_QUIET, NULL, "print only errors and the final verdict line"},
+    {"no-analyze", OPT_NO_ANALYZE, NULL, "skip the diagnosis and plots at the end (zkbench analyze, plot)"},
     CLI_OPTS_METRICS,
     {NULL, 0, NULL, NULL},
 };
@@ -313,6 +316,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
             break;
         }
         case OPT_QUIET: o->quiet = true; break;
+        case OPT_NO_ANALYZE: o->no_analyze = true; break;
         }
     }
     if (c == CLI_EXIT)

@@ -62,7 +62,8 @@ enum { OPT_PW = 'p', OPT_CONC = 'j', OPT_RAM = 'r', OPT_MEM_LIMIT = 'M', OPT_VER
        OPT_OUT = 'o', OPT_FORCE = 'F' };
 
 static const cli_opt_t sweep_opts[] = {
-    {"pw", OPT_PW, "LIST", "pw values, one batch each (e.g. 2,4,8; at most 1024)"},
+    {"pw", OPT_PW, "LIST", "pw values (partitions synthesized in parallel), one batch each\n"
+                           "(e.g. 2,4,8; at most 1024)"},
     {"concurrency", OPT_CONC, "J|LIST", "proofs in flight: one value, or one per pw value (default 1)"},
     {"ram", OPT_RAM, "SIZE", "the RAM the largest pw must fit (less --margin)"},
     {"mem-limit", OPT_MEM_LIMIT, "SIZE", "run every batch capped in a memory cgroup of SIZE, and fit\n"

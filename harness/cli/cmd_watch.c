@@ -84,7 +84,7 @@ static const cli_opt_t watch_opts[] = {
                                "site: never-freed bytes, small allocations counted), marks.csv rows for\n"
                                "zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid"},
     {"trace-min", OPT_TRACE_MIN, "SIZE", "allocations recorded one by one from this size (default 1M)"},
-    {"quiet", OPT_QUIET, NULL, "print only the report and errors, not the progress"},
+    {"quiet", OPT_QUIET, NULL, "print only errors and the final verdict line"},
     CLI_OPTS_METRICS,
     {NULL, 0, NULL, NULL},
 };
@@ -201,9 +201,9 @@ struct watch_opts {
     watch_mark_t *mark;    /* --mark, or NULL */
     const char *mark_re;
     bool trace;            /* --trace */
+    bool quiet;            /* --quiet: errors and the final verdict line only */
     uint64_t trace_min;    /* --trace-min */
     metrics_t *metrics;    /* fed by the sampler; NULL: none */
-    bool quiet;            /* --quiet: the report and errors only */
 };
 
 /* Starts cmd (inside cap when given) and returns its pid in *ret, or the
