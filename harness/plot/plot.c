@@ -314,8 +314,9 @@ static int draw_sweep(const char *scripts, const char *sweep_csv, const char *ou
         pw_lo = fmin(pw_lo, run_csv_num(&c, i, cpw));
         pw_hi = fmax(pw_hi, run_csv_num(&c, i, cpw));
         bool was_killed = strcmp(run_csv_text(&c, i, coc), "oom-killed") == 0;
-        /* a failed point (empty peak, or neither complete nor killed) is not drawn */
-        if (!isfinite(run_csv_num(&c, i, cpk)) || (!was_killed && strcmp(run_csv_text(&c, i, coc), "complete") != 0))
+        /* a failed point (empty peak, or an outcome neither complete nor killed) is not drawn */
+        const char *oc = run_csv_text(&c, i, coc);
+        if (!isfinite(run_csv_num(&c, i, cpk)) || (!was_killed && *oc && strcmp(oc, "complete") != 0))
             continue;
         FILE *to = was_killed ? fk : f;
         *(was_killed ? &n_killed : &n_done) += 1;
