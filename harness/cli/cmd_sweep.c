@@ -421,11 +421,18 @@ int cmd_sweep(int argc, char **argv)
         if (!ok && strcmp(r->outcome, "complete") == 0)
             snprintf(r->outcome, sizeof r->outcome, "failed");
         if (!ok) {
+            /* the batch failed, or it ran and its files could not be analyzed
+             * (analyze_row said why) */
+            bool ran = code == 0 || code == 3;
             n_failed++;
-            if (failed_len < sizeof failed)
+            if (failed_len < sizeof failed && ran)
+                failed_len += (size_t)snprintf(failed + failed_len, sizeof failed - failed_len,
+                                               "%spw %u (not analyzed; see %s)", failed_len ? ", " : "", pw[k], run_dir);
+            else if (failed_len < sizeof failed)
                 failed_len += (size_t)snprintf(failed + failed_len, sizeof failed - failed_len,
                                                "%spw %u (exit %d; see %s)", failed_len ? ", " : "", pw[k], code, log);
-            fprintf(stderr, "zkbench: sweep: the batch with pw %u failed (exit %d; see %s)\n", pw[k], code, log);
+            if (!ran)
+                fprintf(stderr, "zkbench: sweep: the batch with pw %u failed (exit %d; see %s)\n", pw[k], code, log);
         }
         char b1[32], sp[32] = "-";
         if (isfinite(r->s_per_proof))
