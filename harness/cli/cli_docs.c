@@ -87,11 +87,12 @@ static void put_indented(FILE *f, const char *text, int col)
     }
 }
 
-/* Writes text as lines of at most width columns, each after indent spaces. */
+/* Writes text as lines of at most width columns, each after indent spaces
+ * but the first, which follows what is already on its line. */
 static void put_wrapped(FILE *f, const char *text, int indent, int width)
 {
     const char *p = text;
-    while (*p) {
+    for (bool first = true; *p; first = false) {
         int len = (int)strlen(p);
         if (len > width) {
             len = width;
@@ -100,7 +101,7 @@ static void put_wrapped(FILE *f, const char *text, int indent, int width)
             if (len == 0)
                 len = width;
         }
-        fprintf(f, "%*s%.*s\n", indent, "", len, p);
+        fprintf(f, "%*s%.*s\n", first ? 0 : indent, "", len, p);
         p += len;
         while (*p == ' ')
             p++;
@@ -139,8 +140,7 @@ void cli_docs_exit_status(FILE *f)
     fputs("exit status of zkbench commands:\n", f);
     for (size_t i = 0; i < sizeof exit_codes / sizeof exit_codes[0]; i++) {
         fprintf(f, "  %-5s", exit_codes[i].code);
-        /* the first line follows the code, the rest indented under it */
-        put_wrapped(f, exit_codes[i].meaning, 0, 71);
+        put_wrapped(f, exit_codes[i].meaning, 7, 71);
     }
 }
 
@@ -148,7 +148,7 @@ void cli_docs_terms(FILE *f)
 {
     fputs("terms zkbench's reports use:\n", f);
     for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
-        fprintf(f, "  %s\n", terms[i].term);
+        fprintf(f, "  %s\n      ", terms[i].term);
         put_wrapped(f, terms[i].meaning, 6, 70);
     }
 }
