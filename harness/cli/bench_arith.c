@@ -10,13 +10,13 @@
 #include "harness/cli/bench_prover.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
 #include "harness/run/sysinfo.h"
 #include "kernels/kernels.h"
 #include "prover/curve/g1.h"
@@ -283,18 +283,25 @@ static void format_ns(char *out, size_t cap, double ns)
         snprintf(out, cap, "%.3f ms", ns / 1e6);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: zkbench bench [arith] [--quick] [--out FILE]\n"
-            "       zkbench bench prover --help   (setup and proving times)\n"
-            "Times BLS12-381 field, curve and pairing operations (median of %d\n"
-            "batches, one thread) and prints a Markdown table with machine, date\n"
-            "and commit.\n"
-            "  --quick     a hundredth of the iterations (a smoke run, not a measurement)\n"
-            "  --out FILE  also write the table to FILE\n",
-            BENCH_REPEATS);
-}
+static const cli_opt_t bench_opts[] = {
+    {"quick", 'q', NULL, "a hundredth of the iterations (a smoke run, not a measurement)"},
+    {"out", 'o', "FILE", "also write the table to FILE"},
+    {NULL, 0, NULL, NULL},
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+const cli_cmd_t cli_cmd_bench = {
+    .name = "bench",
+    .summary = "arithmetic benchmark table (Fp, Fr, G1, G2, pairing)",
+    .synopsis = "zkbench bench [arith] [--quick] [--out FILE]\n"
+                "zkbench bench prover [options]   (setup and proving times: bench prover --help)",
+    .about = "Times BLS12-381 field, curve and pairing operations (median of " STR(BENCH_REPEATS) "\n"
+             "batches, one thread) and prints a Markdown table with machine, date\n"
+             "and commit.\n",
+    .opts = bench_opts,
+    .epilog = "exit: 0 done; 2 bad arguments or an unwritable --out.\n",
+};
 
 int bench_arith_main(int argc, char **argv)
 {
@@ -305,27 +312,21 @@ int bench_arith_main(int argc, char **argv)
         argc--;
         argv++;
     }
-    static const struct option opts[] = {
-        {"quick", no_argument, NULL, 'q'},
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     bool quick = false;
     const char *out_path = NULL;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_bench, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
         switch (c) {
         case 'q': quick = true; break;
-        case 'o': out_path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("bench", argc, argv);
+        case 'o': out_path = a.val; break;
         }
     }
-    if (optind < argc)
-        return cli_error(2, "bench: unexpected argument '%s' (see zkbench bench --help)", argv[optind]);
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return 2;
 
     FILE *out = NULL;
     if (out_path) {

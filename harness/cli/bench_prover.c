@@ -11,7 +11,6 @@
 #include "harness/cli/bench_prover.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <time.h>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
 #include "harness/run/sysinfo.h"
 #include "kernels/kernels.h"
 #include "prover/backend.h"
@@ -69,20 +69,29 @@ static double median(double *v, size_t n)
     return v[n / 2];
 }
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench bench prover [--constraints LIST] [--threads LIST] [--repeat R]\n"
-          "                            [--backend cpu|gpu] [--out FILE]\n"
-          "Times setup and one proof of a porep partition per constraint count and\n"
-          "thread count, by stage, and verifies every proof.\n"
-          "  --constraints LIST  comma-separated sizes (default 2^14,2^16,2^18)\n"
-          "  --threads LIST      comma-separated thread counts (default 1,2)\n"
-          "  --repeat R          proofs per cell, median reported (default 3)\n"
-          "  --backend cpu|gpu   where H and the MSMs run (default cpu; gpu: device 0,\n"
-          "                      the proving key uploaded once per cell, not timed)\n"
-          "  --out FILE          also write the table to FILE\n",
-          f);
-}
+enum { OPT_CONSTRAINTS = 'c', OPT_THREADS = 't', OPT_REPEAT = 'r', OPT_OUT = 'o', OPT_BACKEND = 'b' };
+
+static const cli_opt_t bench_prover_opts[] = {
+    {"constraints", OPT_CONSTRAINTS, "LIST", "comma-separated sizes (default 2^14,2^16,2^18)"},
+    {"threads", OPT_THREADS, "LIST", "comma-separated thread counts (default 1,2)"},
+    {"repeat", OPT_REPEAT, "R", "proofs per cell, median reported (default 3)"},
+    {"backend", OPT_BACKEND, "cpu|gpu", "where H and the MSMs run (default cpu; gpu: device 0,\n"
+                                        "the proving key uploaded once per cell, not timed)"},
+    {"out", OPT_OUT, "FILE", "also write the table to FILE"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_bench_prover = {
+    .name = "bench prover",
+    .summary = "setup and proving times of a porep partition by stage",
+    .synopsis = "zkbench bench prover [--constraints LIST] [--threads LIST] [--repeat R]\n"
+                "                     [--backend cpu|gpu] [--out FILE]",
+    .about = "Times setup and one proof of a porep partition per constraint count and\n"
+             "thread count, by stage, and verifies every proof.\n",
+    .opts = bench_prover_opts,
+    .epilog = "exit: 0 done; 1 a proof failed or did not verify; 2 bad arguments (or no GPU\n"
+              "for --backend gpu).\n",
+};
 
 struct row {
     double setup, synth, eval, ntt, h, l, a, b1, b2, finish, total;
@@ -90,47 +99,41 @@ struct row {
 
 int bench_prover_main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"constraints", required_argument, NULL, 'c'}, {"threads", required_argument, NULL, 't'},
-        {"repeat", required_argument, NULL, 'r'},      {"out", required_argument, NULL, 'o'},
-        {"backend", required_argument, NULL, 'b'},     {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     uint64_t sizes[MAX_LIST] = {1u << 14, 1u << 16, 1u << 18}, threads[MAX_LIST] = {1, 2}, repeat = 3;
     size_t n_sizes = 3, n_threads = 2;
     const char *out_path = NULL;
     bool gpu = false;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_bench_prover, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
         switch (c) {
-        case 'c':
-            if (!parse_list(sizes, &n_sizes, "constraints", optarg))
+        case OPT_CONSTRAINTS:
+            if (!parse_list(sizes, &n_sizes, "constraints", a.val))
                 return 2;
             break;
-        case 't':
-            if (!parse_list(threads, &n_threads, "threads", optarg))
+        case OPT_THREADS:
+            if (!parse_list(threads, &n_threads, "threads", a.val))
                 return 2;
             break;
-        case 'r':
-            if (!cli_parse_u64(&repeat, "bench prover", "repeat", optarg))
+        case OPT_REPEAT:
+            if (!cli_parse_u64(&repeat, "bench prover", "repeat", a.val))
                 return 2;
             if (repeat == 0 || repeat > 100)
                 return cli_error(2, "bench prover: --repeat must be 1..100");
             break;
-        case 'o': out_path = optarg; break;
-        case 'b':
-            if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu"))
-                return cli_error(2, "bench prover: --backend must be cpu or gpu, not '%s'", optarg);
-            gpu = strcmp(optarg, "gpu") == 0;
+        case OPT_OUT: out_path = a.val; break;
+        case OPT_BACKEND:
+            if (strcmp(a.val, "cpu") && strcmp(a.val, "gpu"))
+                return cli_error(2, "bench prover: --backend must be cpu or gpu, not '%s'", a.val);
+            gpu = strcmp(a.val, "gpu") == 0;
             break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("bench prover", argc, argv);
         }
     }
-    if (optind < argc)
-        return cli_error(2, "bench prover: unexpected argument '%s'", argv[optind]);
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return 2;
     for (size_t i = 0; i < n_threads; i++)
         if (threads[i] > 1024)
             return cli_error(2, "bench prover: --threads values must be at most 1024");

@@ -1,4 +1,4 @@
-/* Error lines for the CLI; see cli.h. */
+/* Error lines and the option parser of every command; see cli.h. */
 #include "harness/cli/cli.h"
 
 #include <errno.h>
@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
+
+/* Column of an option's description in the usage. */
+#define HELP_COL 26
 
 int cli_error(int code, const char *fmt, ...)
 {
@@ -58,3 +59,135 @@ bool cli_parse_u64(uint64_t *ret, const char *command, const char *name, const c
     return true;
 }
 
+/* ---- usage -------------------------------------------------------------- */
+
+/* One option line: "  --name ARG" padded to HELP_COL, then the help, whose
+ * '\n's continue at HELP_COL. */
+static void usage_option(FILE *f, const char *left, const char *help)
+{
+    int n = fprintf(f, "  %s", left);
+    if (n > HELP_COL - 1) {
+        fputc('\n', f);
+        n = 0;
+    }
+    fprintf(f, "%*s", HELP_COL - n, "");
+    for (const char *p = help; *p; p++) {
+        fputc(*p, f);
+        if (*p == '\n' && p[1])
+            fprintf(f, "%*s", HELP_COL, "");
+    }
+    fputc('\n', f);
+}
+
+const cli_opt_t *cli_opt_find(const cli_cmd_t *cmd, const char *name)
+{
+    for (const cli_opt_t *o = cmd->opts; o && o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return o;
+    return NULL;
+}
+
+static void usage_one(FILE *f, const cli_cmd_t *cmd)
+{
+    const char *s = cmd->synopsis;
+    for (bool first = true; *s; first = false) {
+        const char *nl = strchr(s, '\n');
+        int len = nl ? (int)(nl - s) : (int)strlen(s);
+        fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", len, s);
+        s += len + (nl != NULL);
+    }
+    if (cmd->about)
+        fputs(cmd->about, f);
+    fputs("options:\n", f);
+    for (const cli_opt_t *o = cmd->opts; o && o->name; o++) {
+        char left[96];
+        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        usage_option(f, left, o->help);
+    }
+    usage_option(f, "-h, --help", "print this usage and exit 0");
+    if (cmd->forward) {
+        int col = fprintf(f, "and every option of zkbench %s, passed on:", cmd->forward->name);
+        for (const cli_opt_t *o = cmd->forward->opts; o && o->name; o++) {
+            if (cli_opt_find(cmd, o->name))
+                continue;
+            int w = (int)strlen(o->name) + 3;
+            if (col + w > 79) {
+                fputs("\n ", f);
+                col = 1;
+            }
+            col += fprintf(f, " --%s", o->name);
+        }
+        fputc('\n', f);
+    }
+    if (cmd->epilog)
+        fputs(cmd->epilog, f);
+}
+
+void cli_usage(FILE *f, const cli_cmd_t *cmd)
+{
+    usage_one(f, cmd);
+    if (cmd->also) {
+        fputc('\n', f);
+        usage_one(f, cmd->also);
+    }
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+void cli_args_init(cli_args_t *a, const cli_cmd_t *cmd, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = a->usage = cmd;
+    a->argc = argc;
+    a->argv = argv;
+    int n = 0;
+    for (const cli_opt_t *o = cmd->opts; o && o->name && n < CLI_MAX_OPTS; o++, n++)
+        a->lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
+    for (const cli_opt_t *o = cmd->forward ? cmd->forward->opts : NULL; o && o->name && n < CLI_MAX_OPTS; o++)
+        if (!cli_opt_find(cmd, o->name))
+            a->lo[n++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, CLI_KEY_FORWARD};
+    a->lo[n++] = (struct option){"help", no_argument, NULL, CLI_KEY_HELP};
+    a->lo[n] = (struct option){NULL, 0, NULL, 0};
+    optind = 0; /* 0, not 1: glibc then also resets its scan of the previous argv */
+    opterr = 0;
+}
+
+int cli_next(cli_args_t *a)
+{
+    int idx = -1;
+    int c = getopt_long(a->argc, a->argv, a->cmd->stop_at_operand ? "+h" : "h", a->lo, &idx);
+    if (c == -1) {
+        a->ind = optind;
+        return 0;
+    }
+    if (c == CLI_KEY_HELP) {
+        cli_usage(stdout, a->usage);
+        a->status = 0;
+        return CLI_EXIT;
+    }
+    if (c == '?' || c == ':') {
+        a->status = cli_bad_option(a->cmd->name, a->argc, a->argv);
+        return CLI_EXIT;
+    }
+    a->val = optarg;
+    a->name = idx >= 0 ? a->lo[idx].name : NULL;
+    a->ntok = optarg && optind >= 2 && optarg == a->argv[optind - 1] ? 2 : 1;
+    a->tok = &a->argv[optind - a->ntok];
+    return c;
+}
+
+bool cli_operands(const cli_args_t *a, int min, int max, const char *names)
+{
+    int n = a->argc - a->ind;
+    if (n < min) {
+        cli_error(2, "%s: %s %s required (see zkbench %s --help)", a->cmd->name, names,
+                  strchr(names, ' ') ? "are" : "is", a->cmd->name);
+        return false;
+    }
+    if (max >= 0 && n > max) {
+        cli_error(2, "%s: unexpected argument '%s' (see zkbench %s --help)", a->cmd->name, a->argv[a->ind + max],
+                  a->cmd->name);
+        return false;
+    }
+    return true;
+}

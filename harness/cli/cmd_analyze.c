@@ -4,7 +4,6 @@
  * verdict is written into RUN_DIR/run.json either way. Exit 0 after a
  * diagnosis (whatever the verdict), 2 for bad arguments or run files.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,64 +18,80 @@
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench analyze RUN_DIR [--ram SIZE | --mem-limit SIZE] [--margin PCT] [--json]\n"
-          "Diagnoses a run of zkbench batch or watch: leak, queue-pileup, held-too-long,\n"
-          "retention, capacity or healthy, with the numbers behind it, the bytes a\n"
-          "partition holds in each pipeline state, the predicted peak for other pw\n"
-          "values and the largest pw that fits --ram or a cgroup's --mem-limit (e.g.\n"
-          "755GiB, 128G, 64000000000; default: the run's own --mem-limit, else its\n"
-          "machine RAM) less --margin percent (default 10). --json prints one JSON\n"
-          "object. The verdict is also written into RUN_DIR/run.json. A watch run is\n"
-          "judged from its RSS layers' valley floors per proof (marks.csv, proofs_done)\n"
-          "or per second, and with --trace by allocation site.\n"
-          "See docs/diagnosis.md.\n",
-          f);
-}
+enum { OPT_RAM = 'r', OPT_MEM_LIMIT = 'L', OPT_MARGIN = 'm', OPT_JSON = 'j' };
+
+static const cli_opt_t analyze_opts[] = {
+    {"ram", OPT_RAM, "SIZE", "the memory pw must fit (755GiB, 128G, 64000000000;\n"
+                             "default: the run's --mem-limit, else its machine's RAM)"},
+    {"mem-limit", OPT_MEM_LIMIT, "SIZE", "the same for a memory cgroup's limit"},
+    {"margin", OPT_MARGIN, "PCT", "percent of SIZE kept free (default 10)"},
+    {"json", OPT_JSON, NULL, "print one JSON object instead of the report"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_analyze = {
+    .name = "analyze",
+    .summary = "diagnose a run: leak, retention, held-too-long, queue-pileup, capacity",
+    .synopsis = "zkbench analyze RUN_DIR [--ram SIZE | --mem-limit SIZE] [--margin PCT] [--json]",
+    .about = "Diagnoses a run of zkbench batch or watch: leak, queue-pileup, held-too-long,\n"
+             "retention, capacity or healthy, with the numbers behind it, the bytes a\n"
+             "partition holds in each pipeline state, the predicted peak for other pw\n"
+             "values and the largest pw that fits --ram or --mem-limit less --margin.\n"
+             "The verdict is also written into RUN_DIR/run.json. A watch run is judged\n"
+             "from its RSS layers' valley floors per proof (marks.csv, proofs_done) or per\n"
+             "second, and with --trace by allocation site. See docs/diagnosis.md.\n",
+    .opts = analyze_opts,
+    .epilog = "terms in the report:\n"
+              "  pw            synthesis workers: partitions synthesized in parallel\n"
+              "  L0 tracked    bytes of the prover's tracked buffers (sum of live_<kind>)\n"
+              "  L1 heap       je_allocated: all heap allocations, tracked or not\n"
+              "  L2 allocator  je_resident: what jemalloc holds in RAM (L1 + fragmentation\n"
+              "                + freed pages it kept)\n"
+              "  L3 process    rss; L3-L2 is memory outside the heap (pinned, CUDA, mmap)\n"
+              "  g             growth per completed proof (per second in a watch run\n"
+              "                without proof marks): the fit's slope, with its 95% CI\n"
+              "  valley floor  a layer's minimum between two proof completions; floors\n"
+              "                that rise confirm a leak\n"
+              "  je_muzzy      pages jemalloc purged lazily (MADV_FREE): still counted in\n"
+              "                RSS until the kernel needs them\n"
+              "exit: 0 diagnosed (whatever the verdict); 1 the verdict could not be written\n"
+              "into run.json; 2 bad arguments or run files.\n",
+};
 
 int cmd_analyze(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"ram", required_argument, NULL, 'r'}, {"margin", required_argument, NULL, 'm'},
-        {"mem-limit", required_argument, NULL, 'L'},
-        {"json", no_argument, NULL, 'j'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     analyze_opts_t o = {.ram_bytes = 0, .margin = 0.10};
     bool json = false;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_analyze, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
         switch (c) {
-        case 'r':
-        case 'L':
+        case OPT_RAM:
+        case OPT_MEM_LIMIT:
             if (o.ram_bytes)
                 return cli_error(2, "analyze: give one of --ram and --mem-limit");
-            if (!analyze_parse_size(&o.ram_bytes, optarg) || o.ram_bytes == 0)
+            if (!analyze_parse_size(&o.ram_bytes, a.val) || o.ram_bytes == 0)
                 return cli_error(2, "analyze: --%s must be a size like 755GiB, 128G or 64000000000, got '%s'",
-                                 c == 'r' ? "ram" : "mem-limit", optarg);
-            o.ram_from = c == 'r' ? "--ram" : "--mem-limit";
+                                 c == OPT_RAM ? "ram" : "mem-limit", a.val);
+            o.ram_from = c == OPT_RAM ? "--ram" : "--mem-limit";
             break;
-        case 'm': {
+        case OPT_MARGIN: {
             char *end;
-            double m = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%") != 0) || !(m >= 0 && m < 100))
-                return cli_error(2, "analyze: --margin must be a percentage in [0, 100), got '%s'", optarg);
+            double m = strtod(a.val, &end);
+            if (end == a.val || (*end && strcmp(end, "%") != 0) || !(m >= 0 && m < 100))
+                return cli_error(2, "analyze: --margin must be a percentage in [0, 100), got '%s'", a.val);
             o.margin = m / 100;
             break;
         }
-        case 'j': json = true; break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("analyze", argc, argv);
+        case OPT_JSON: json = true; break;
         }
     }
-    if (optind >= argc)
-        return cli_error(2, "analyze: RUN_DIR is required (see zkbench analyze --help)");
-    if (optind + 1 < argc)
-        return cli_error(2, "analyze: unexpected argument '%s'", argv[optind + 1]);
-    const char *dir = argv[optind];
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 1, 1, "RUN_DIR"))
+        return 2;
+    const char *dir = argv[a.ind];
     char err[768];
     analyze_run_t *run = NULL;
     analyze_result_t r;

@@ -61,6 +61,8 @@ struct batch_opts {
     struct pipeline_config pc;
     const char *circuit, *params, *out, *backend;
     bool force; /* --force: replace the run in --out */
+    bool quiet;      /* --quiet: errors and the final verdict line only */
+    bool no_analyze; /* --no-analyze: no diagnosis or plots at the end */
     unsigned sample_ms;
     uint64_t mem_limit; /* bytes; 0: no cap */
     enum params_load params_load;
@@ -69,46 +71,63 @@ struct batch_opts {
     metrics_export_t *mx;        /* bound before any work; NULL: none */
 };
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench batch [options]\n"
-          "Runs N Groth16 proofs (each P partitions) under the chosen parallelism and\n"
-          "records where memory went: samples.csv, buffers.csv, stages.csv, proofs.csv\n"
-          "and run.json in --out DIR (see README: Files of a run).\n"
-          "  --count N               proofs (default 4)\n"
-          "  --concurrency J         proofs in flight at most (default 1)\n"
-          "  --partitions P          partitions per proof (default 10)\n"
-          "  --circuit SPEC          porep:constraints=2^N[,...] (default 2^12) or zkey:PATH,wtns:PATH\n"
-          "  --pw P                  synthesis workers (default 2)\n"
-          "  --gpu-workers W         prover workers per device (CPU backend: in total; default 1)\n"
-          "  --gpu-queue Q           synthesized partitions waiting for a prover worker (default W)\n"
-          "  --finish-workers F      finish-stage threads (default 2)\n"
-          "  --no-split              monolithic prove (b_g2 MSM inline) instead of the split API\n"
-          "  --dealloc MODE          sync | async | async-serial (default async)\n"
-          "  --trim MODE             none | partition | proof: ask jemalloc to purge (default none)\n"
-          "  --threads T             CPU threads per prover stage (default: all cores)\n"
-          "  --backend B             cpu | gpu | auto (default auto)\n"
-          "  --params FILE           parameter file (default: the cache, ZKBENCH_PARAMS_DIR)\n"
-          "  --params-load MODE      mmap (default): map a layout cache of the parameters read-only\n"
-          "                          and shared (rss_file); heap: decode them into anonymous memory\n"
-          "  --out DIR               output folder (default results/runs/<UTC timestamp.ms>-<pid>); one\n"
-          "                          that holds a run already is refused, unless --force\n"
-          "  --force                 replace the run in --out (its run.json and CSVs are removed)\n"
-          "  --sample-ms MS          sampler period (default 10; 0: no sampler thread)\n"
-          "  --no-verify             do not verify the proofs\n"
-          "  --seed S                witness seed (default 1)\n"
-          "  --inject FAULT          plant a fault (repeatable): leak:KIND[:EVERY], hold:KIND:MS,\n"
-          "                          serial-dealloc:MS, no-purge, pileup\n"
-          "  --mem-limit SIZE        run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
-          "                          2GiB; swap off): an OOM kill ends it with outcome oom-killed\n"
-          "                          in run.json and exit 3 (needs root or a delegated cgroup)\n"
-          METRICS_USAGE
-          "exit: 0 done, 1 a proof failed, the prover failed or a run file could not be written\n"
-          "(a full disk: the run stops, run.json says failed), 2 bad arguments (or --out holds a\n"
-          "run), 3 OOM-killed under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point:\n"
-          "run.json says interrupted).\n",
-          f);
-}
+enum {
+    OPT_COUNT = 'n', OPT_CONC = 'j', OPT_PARTITIONS = 'P', OPT_CIRCUIT = 'c', OPT_PW = 'p', OPT_GPU_WORKERS = 'g',
+    OPT_GPU_QUEUE = 'q', OPT_FINISH = 'f', OPT_NO_SPLIT = 'S', OPT_DEALLOC = 'd', OPT_TRIM = 'T', OPT_THREADS = 't',
+    OPT_BACKEND = 'b', OPT_PARAMS = 'k', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_NO_VERIFY = 'V', OPT_SEED = 's',
+    OPT_INJECT = 'i', OPT_MEM_LIMIT = 'M', OPT_PARAMS_LOAD = 'L', OPT_FORCE = 'F', OPT_QUIET = 'Q',
+    OPT_NO_ANALYZE = 'A',
+};
+
+static const cli_opt_t batch_opts[] = {
+    {"count", OPT_COUNT, "N", "proofs (default 4)"},
+    {"concurrency", OPT_CONC, "J", "proofs in flight at most (default 1)"},
+    {"partitions", OPT_PARTITIONS, "P", "partitions per proof (default 10)"},
+    {"circuit", OPT_CIRCUIT, "SPEC", "porep:constraints=2^N[,...] (default 2^12) or zkey:PATH,wtns:PATH"},
+    {"pw", OPT_PW, "W", "pw: synthesis workers, i.e. partitions synthesized in parallel\n"
+                        "(default 2); peak RSS grows by about a partition's footprint per pw"},
+    {"gpu-workers", OPT_GPU_WORKERS, "W", "prover workers per device (CPU backend: in total; default 1)"},
+    {"gpu-queue", OPT_GPU_QUEUE, "Q", "synthesized partitions waiting for a prover worker (default W)"},
+    {"finish-workers", OPT_FINISH, "F", "finish-stage threads (default 2)"},
+    {"no-split", OPT_NO_SPLIT, NULL, "monolithic prove (b_g2 MSM inline) instead of the split API"},
+    {"dealloc", OPT_DEALLOC, "sync|async|async-serial", "how buffers are freed (default async)"},
+    {"trim", OPT_TRIM, "none|partition|proof", "ask jemalloc to purge after each (default none)"},
+    {"threads", OPT_THREADS, "T", "CPU threads per prover stage (default: all cores)"},
+    {"backend", OPT_BACKEND, "cpu|gpu|auto", "where H and the MSMs run (default auto)"},
+    {"params", OPT_PARAMS, "FILE", "parameter file (default: the cache, ZKBENCH_PARAMS_DIR)"},
+    {"params-load", OPT_PARAMS_LOAD, "mmap|heap", "mmap (default): map a layout cache of the parameters read-only\n"
+                                                  "and shared (rss_file); heap: decode them into anonymous memory"},
+    {"out", OPT_OUT, "DIR", "output folder (default results/runs/<UTC timestamp.ms>-<pid>); one\n"
+                            "that holds a run already is refused, unless --force"},
+    {"force", OPT_FORCE, NULL, "replace the run in --out (its run.json and CSVs are removed)"},
+    {"sample-ms", OPT_SAMPLE_MS, "MS", "sampler period (default 10; 0: no sampler thread)"},
+    {"no-verify", OPT_NO_VERIFY, NULL, "do not verify the proofs"},
+    {"seed", OPT_SEED, "S", "witness seed (default 1)"},
+    {"inject", OPT_INJECT, "FAULT", "plant a fault (repeatable): leak:KIND[:EVERY], hold:KIND:MS,\n"
+                                    "serial-dealloc:MS, no-purge, pileup"},
+    {"mem-limit", OPT_MEM_LIMIT, "SIZE", "run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
+                                         "2GiB; swap off): an OOM kill ends it with outcome oom-killed\n"
+                                         "in run.json and exit 3 (needs root or a delegated cgroup)"},
+    {"quiet", OPT_QUIET, NULL, "print only errors and the final verdict line"},
+    {"no-analyze", OPT_NO_ANALYZE, NULL, "skip the diagnosis and plots at the end (zkbench analyze, plot)"},
+    CLI_OPTS_METRICS,
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_batch = {
+    .name = "batch",
+    .summary = "N proofs under chosen parallelism, recording where memory went",
+    .synopsis = "zkbench batch [options]",
+    .about = "Runs N Groth16 proofs of P partitions each, at most J in flight, with W\n"
+             "partitions synthesized in parallel (--pw), and records where memory went:\n"
+             "samples.csv, buffers.csv, stages.csv, proofs.csv and run.json in --out DIR\n"
+             "(see README: Files of a run).\n",
+    .opts = batch_opts,
+    .epilog = "exit: 0 done, 1 a proof failed, the prover failed or a run file could not be written\n"
+              "(a full disk: the run stops, run.json says failed), 2 bad arguments (or --out holds a\n"
+              "run), 3 OOM-killed under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point:\n"
+              "run.json says interrupted).\n",
+};
 
 static int kind_by_name(const char *name)
 {
@@ -189,21 +208,6 @@ static bool parse_count(unsigned *out, const char *name, const char *text, uint6
 /* Parses argv; returns -1 to go on, else the exit status. */
 static int parse_args(struct batch_opts *o, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"count", required_argument, NULL, 'n'},      {"concurrency", required_argument, NULL, 'j'},
-        {"partitions", required_argument, NULL, 'P'}, {"circuit", required_argument, NULL, 'c'},
-        {"pw", required_argument, NULL, 'p'},         {"gpu-workers", required_argument, NULL, 'g'},
-        {"gpu-queue", required_argument, NULL, 'q'},  {"finish-workers", required_argument, NULL, 'f'},
-        {"no-split", no_argument, NULL, 'S'},         {"dealloc", required_argument, NULL, 'd'},
-        {"trim", required_argument, NULL, 'T'},       {"threads", required_argument, NULL, 't'},
-        {"backend", required_argument, NULL, 'b'},    {"params", required_argument, NULL, 'k'},
-        {"out", required_argument, NULL, 'o'},        {"sample-ms", required_argument, NULL, 'm'},
-        {"no-verify", no_argument, NULL, 'V'},        {"seed", required_argument, NULL, 's'},
-        {"inject", required_argument, NULL, 'i'},     {"mem-limit", required_argument, NULL, 'M'},
-        {"params-load", required_argument, NULL, 'L'}, {"force", no_argument, NULL, 'F'},
-        METRICS_LONG_OPTIONS,
-        {"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
-    };
     struct pipeline_config *pc = &o->pc;
     memset(o, 0, sizeof *o);
     pc->count = 4;
@@ -226,96 +230,99 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
     bool queue_set = false;
     uint64_t v;
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_batch, argc, argv);
+    while ((c = cli_next(&a)) > 0) {
+        const char *val = a.val;
         switch (c) {
-        case 'n': if (!parse_count(&pc->count, "count", optarg, 1000000)) return 2; break;
-        case 'j': if (!parse_count(&pc->concurrency, "concurrency", optarg, 4096)) return 2; break;
-        case 'P': if (!parse_count(&pc->partitions, "partitions", optarg, 1024)) return 2; break;
-        case 'p': if (!parse_count(&pc->pw, "pw", optarg, 1024)) return 2; break;
-        case 'g': if (!parse_count(&pc->gpu_workers, "gpu-workers", optarg, 256)) return 2; break;
-        case 'f': if (!parse_count(&pc->finish_workers, "finish-workers", optarg, 256)) return 2; break;
-        case 'q':
-            if (!parse_count(&pc->gpu_queue, "gpu-queue", optarg, 4096))
+        case OPT_COUNT: if (!parse_count(&pc->count, "count", val, 1000000)) return 2; break;
+        case OPT_CONC: if (!parse_count(&pc->concurrency, "concurrency", val, 4096)) return 2; break;
+        case OPT_PARTITIONS: if (!parse_count(&pc->partitions, "partitions", val, 1024)) return 2; break;
+        case OPT_PW: if (!parse_count(&pc->pw, "pw", val, 1024)) return 2; break;
+        case OPT_GPU_WORKERS: if (!parse_count(&pc->gpu_workers, "gpu-workers", val, 256)) return 2; break;
+        case OPT_FINISH: if (!parse_count(&pc->finish_workers, "finish-workers", val, 256)) return 2; break;
+        case OPT_GPU_QUEUE:
+            if (!parse_count(&pc->gpu_queue, "gpu-queue", val, 4096))
                 return 2;
             queue_set = true;
             break;
-        case 'c': o->circuit = optarg; break;
-        case 'S': pc->split = false; break;
-        case 'V': pc->verify = false; break;
-        case 'k': o->params = optarg; break;
-        case 'o': o->out = optarg; break;
-        case 'F': o->force = true; break;
-        case 'd':
-            if (strcmp(optarg, "sync") == 0)
+        case OPT_CIRCUIT: o->circuit = val; break;
+        case OPT_NO_SPLIT: pc->split = false; break;
+        case OPT_NO_VERIFY: pc->verify = false; break;
+        case OPT_PARAMS: o->params = val; break;
+        case OPT_OUT: o->out = val; break;
+        case OPT_FORCE: o->force = true; break;
+        case OPT_DEALLOC:
+            if (strcmp(val, "sync") == 0)
                 pc->dealloc = DEALLOC_SYNC;
-            else if (strcmp(optarg, "async") == 0)
+            else if (strcmp(val, "async") == 0)
                 pc->dealloc = DEALLOC_ASYNC;
-            else if (strcmp(optarg, "async-serial") == 0)
+            else if (strcmp(val, "async-serial") == 0)
                 pc->dealloc = DEALLOC_ASYNC_SERIAL;
             else
-                return cli_error(2, "batch: --dealloc must be sync, async or async-serial, got '%s'", optarg);
+                return cli_error(2, "batch: --dealloc must be sync, async or async-serial, got '%s'", val);
             break;
-        case 'T':
-            if (strcmp(optarg, "none") == 0)
+        case OPT_TRIM:
+            if (strcmp(val, "none") == 0)
                 pc->trim = TRIM_NONE;
-            else if (strcmp(optarg, "partition") == 0)
+            else if (strcmp(val, "partition") == 0)
                 pc->trim = TRIM_PARTITION;
-            else if (strcmp(optarg, "proof") == 0)
+            else if (strcmp(val, "proof") == 0)
                 pc->trim = TRIM_PROOF;
             else
-                return cli_error(2, "batch: --trim must be none, partition or proof, got '%s'", optarg);
+                return cli_error(2, "batch: --trim must be none, partition or proof, got '%s'", val);
             break;
-        case 'b':
-            if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "auto"))
-                return cli_error(2, "batch: --backend must be cpu, gpu or auto, got '%s'", optarg);
-            o->backend = optarg;
+        case OPT_BACKEND:
+            if (strcmp(val, "cpu") && strcmp(val, "gpu") && strcmp(val, "auto"))
+                return cli_error(2, "batch: --backend must be cpu, gpu or auto, got '%s'", val);
+            o->backend = val;
             break;
-        case 't':
-            if (!cli_parse_u64(&v, "batch", "threads", optarg))
+        case OPT_THREADS:
+            if (!cli_parse_u64(&v, "batch", "threads", val))
                 return 2;
             if (v > 1024)
-                return cli_error(2, "batch: --threads must be at most 1024, got %s", optarg);
+                return cli_error(2, "batch: --threads must be at most 1024, got %s", val);
             pc->threads = (unsigned)v;
             break;
-        case 'm':
-            if (!cli_parse_u64(&v, "batch", "sample-ms", optarg))
+        case OPT_SAMPLE_MS:
+            if (!cli_parse_u64(&v, "batch", "sample-ms", val))
                 return 2;
             if (v > 60000)
-                return cli_error(2, "batch: --sample-ms must be at most 60000, got %s", optarg);
+                return cli_error(2, "batch: --sample-ms must be at most 60000, got %s", val);
             o->sample_ms = (unsigned)v;
             break;
-        case 's':
-            if (!cli_parse_u64(&pc->seed, "batch", "seed", optarg))
+        case OPT_SEED:
+            if (!cli_parse_u64(&pc->seed, "batch", "seed", val))
                 return 2;
             break;
-        case 'i':
-            if (!parse_inject(o, optarg))
+        case OPT_INJECT:
+            if (!parse_inject(o, val))
                 return 2;
             break;
-        case 'L':
-            if (params_load_parse(&o->params_load, optarg) < 0)
-                return cli_error(2, "batch: --params-load must be mmap or heap, got '%s'", optarg);
+        case OPT_PARAMS_LOAD:
+            if (params_load_parse(&o->params_load, val) < 0)
+                return cli_error(2, "batch: --params-load must be mmap or heap, got '%s'", val);
             break;
-        case 'M':
-            if (!analyze_parse_size(&o->mem_limit, optarg))
-                return cli_error(2, "batch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
+        case OPT_MEM_LIMIT:
+            if (!analyze_parse_size(&o->mem_limit, val))
+                return cli_error(2, "batch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", val);
             break;
         case METRICS_OPT_LISTEN:
         case METRICS_OPT_FILE:
         case METRICS_OPT_LINGER: {
             char merr[256];
-            if (metrics_opts_set(&o->metrics, c, optarg, merr, sizeof merr) < 0)
+            if (metrics_opts_set(&o->metrics, c, val, merr, sizeof merr) < 0)
                 return cli_error(2, "batch: %s", merr);
             break;
         }
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("batch", argc, argv);
+        case OPT_QUIET: o->quiet = true; break;
+        case OPT_NO_ANALYZE: o->no_analyze = true; break;
         }
     }
-    if (optind < argc)
-        return cli_error(2, "batch: unexpected argument '%s' (see zkbench batch --help)", argv[optind]);
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return 2;
     if ((o->metrics.listen || o->metrics.file) && o->sample_ms == 0)
         return cli_error(2, "batch: --listen and --metrics-file export the sampler: --sample-ms must be above 0");
     if (!queue_set)

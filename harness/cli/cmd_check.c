@@ -24,7 +24,6 @@
  *   reference.machine, reference.s_per_proof: where the timing came from
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,21 +50,34 @@
 #define FOOTPRINT_SLACK (1.0 * MIB) /* plus 4 standard errors of the baseline's fit */
 #define NEVER_FREED_SLACK (1.0 * MIB)
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench check RUN_DIR --baseline FILE\n"
-          "       zkbench check RUN_DIR --write-baseline FILE\n"
-          "Regression gate: analyzes RUN_DIR and compares peak RSS, footprint per\n"
-          "partition, leak rate, verdict and s/proof (as a ratio to the reference run,\n"
-          "only on the same machine) with the limits in FILE. Exit 0: within limits;\n"
-          "1: a limit exceeded; 2: bad input. --write-baseline makes FILE from a good\n"
-          "run with default tolerances (peak +10% + 4 MiB, footprint +15% + 4 se + 1 MiB,\n"
-          "leak <= max(1 MiB, 2% of the footprint), s/proof x1.25). From a watch run:\n"
-          "peak RSS, growth per proof (or per second), never-freed traced bytes and the\n"
-          "verdict; limits a run cannot be checked for are skipped. Format:\n"
-          "docs/diagnosis.md.\n",
-          f);
-}
+enum { OPT_BASELINE = 'b', OPT_WRITE = 'w', OPT_RAM = 'r' };
+
+static const cli_opt_t check_opts[] = {
+    {"baseline", OPT_BASELINE, "FILE", "the baseline to compare RUN_DIR with"},
+    {"write-baseline", OPT_WRITE, "FILE", "make FILE from RUN_DIR (a good run) instead"},
+    {"ram", OPT_RAM, "SIZE", "the memory the analysis fits pw into (as analyze --ram)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_check = {
+    .name = "check",
+    .summary = "regression gate of a run against a baseline (CI)",
+    .synopsis = "zkbench check RUN_DIR --baseline FILE\n"
+                "zkbench check RUN_DIR --write-baseline FILE",
+    .about = "Regression gate: analyzes RUN_DIR and compares peak RSS, footprint per\n"
+             "partition, leak rate, verdict and s/proof (as a ratio to the reference run,\n"
+             "only on the same machine) with the limits in FILE; warns (stderr) when the\n"
+             "run's settings (circuit, partitions, pw, count, backend, threads, ...)\n"
+             "differ from the baseline's. --write-baseline makes FILE from a good run\n"
+             "with default tolerances (peak +10% + 4 MiB, footprint +15% + 4 se + 1 MiB,\n"
+             "leak <= max(1 MiB, 2% of the footprint), s/proof x1.25). From a watch run:\n"
+             "peak RSS, growth per proof (or per second), never-freed traced bytes and the\n"
+             "verdict; limits a run cannot be checked for are skipped. Format:\n"
+             "docs/diagnosis.md.\n",
+    .opts = check_opts,
+    .epilog = "exit: 0 within limits (or baseline written); 1 a limit exceeded; 2 bad\n"
+              "arguments, run or baseline file.\n",
+};
 
 static const char *fb(char *buf, double v)
 {
@@ -123,8 +135,8 @@ static int write_baseline(const char *dir, const char *path, const analyze_resul
     struct tm tm;
     char when[32];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    json_t *b = json_pack("{s:s,s:s,s:s,s:O?,s:O?}", "format", BASELINE_FORMAT, "created", when, "source_run", dir,
-                          "commit", json_object_get(json_object_get(run_json, "versions"), "commit"), "config",
+    json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:O?,s:O?}", "format", BASELINE_FORMAT, "zkbench_version",
+                          ZKB_PROJECT_VERSION, "created", when, "source_run", dir, "commit", json_object_get(json_object_get(run_json, "versions"), "commit"), "config",
                           json_object_get(run_json, "config"));
     json_t *ref = json_object();
     json_object_set_new(ref, "machine", machine_of(json_object_get(run_json, "machine")));
@@ -177,8 +189,8 @@ static int write_baseline_watch(const char *dir, const char *path, const analyze
     struct tm tm;
     char when[32];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:O?}", "format", BASELINE_FORMAT, "created", when, "source_run", dir,
-                          "run_kind", "watch", "config", json_object_get(run_json, "config"));
+    json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O?}", "format", BASELINE_FORMAT, "zkbench_version",
+                          ZKB_PROJECT_VERSION, "created", when, "source_run", dir, "run_kind", "watch", "config", json_object_get(run_json, "config"));
     double growth_max = fmax(LEAK_FLOOR, isfinite(r->leak_hi) ? r->leak_hi : 0);
     json_t *ref = json_object();
     json_object_set_new(ref, "machine", machine_of(json_object_get(run_json, "machine")));
@@ -215,6 +227,41 @@ static int write_baseline_watch(const char *dir, const char *path, const analyze
            fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, growth_max), r->per_proof ? "proof" : "second",
            has_buffers ? ", never freed <= " : "", has_buffers ? fb(d, nf_max) : "");
     return 0;
+}
+
+/* The settings of run.json's config that change what a run measures. The
+ * circuit is compared as resolved ("2^14" and "16384" are one circuit). */
+static const char *const setting_keys[] = {"circuit", "partitions", "pw", "concurrency", "count", "backend",
+                                           "threads", "gpu_workers", "gpu_queue", "finish_workers", "split",
+                                           "dealloc", "trim", "inject", "params_load", "mem_limit", "mode",
+                                           "command", NULL};
+
+/* One line on stderr naming every setting that run and baseline both
+ * record with different values: their limits may not apply to each other. */
+static void warn_settings(const char *dir, const char *path, const json_t *run_cfg, const json_t *base_cfg)
+{
+    if (!json_is_object(run_cfg) || !json_is_object(base_cfg))
+        return;
+    char line[2048] = "";
+    size_t len = 0;
+    for (const char *const *k = setting_keys; *k; k++) {
+        const char *key = *k;
+        if (strcmp(key, "circuit") == 0 && json_object_get(run_cfg, "circuit_resolved") &&
+            json_object_get(base_cfg, "circuit_resolved"))
+            key = "circuit_resolved";
+        const json_t *rv = json_object_get(run_cfg, key), *bv = json_object_get(base_cfg, key);
+        if (!rv || !bv || json_equal((json_t *)rv, (json_t *)bv))
+            continue;
+        char *rs = json_dumps(rv, JSON_ENCODE_ANY | JSON_COMPACT), *bs = json_dumps(bv, JSON_ENCODE_ANY | JSON_COMPACT);
+        if (len < sizeof line)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s %s (baseline %s)", len ? ", " : "", *k,
+                                    rs ? rs : "?", bs ? bs : "?");
+        free(rs);
+        free(bs);
+    }
+    if (len)
+        fprintf(stderr, "zkbench: warning: check: %s and the baseline %s differ in settings: %s; the limits may not "
+                        "apply\n", dir, path, line);
 }
 
 /* Reads a limit {value, tolerance, slack (optional, bytes)}: the limit is
@@ -285,7 +332,7 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
         return cli_error(2, "check: %s: a limit is malformed (expected {\"value\": bytes, \"tolerance\": fraction}, "
                          "{\"max\": number} or a list of verdicts)", path);
     }
-    char a[24], c[24], d[24], e[24];
+    char a[24], c[24], d[24], e[24], f_[24];
     int failed = 0, checked = 0, skipped = 0;
     char names[256] = "";
 #define RESULT(ok, name, ...)                                                                                          \
@@ -307,7 +354,11 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
         printf(__VA_ARGS__);                                                                                           \
         putchar('\n');                                                                                                 \
     } while (0)
-    printf("check %s against %s\n", dir, path);
+    const char *bver = json_string_value(json_object_get(b, "zkbench_version"));
+    /* baselines of every 0.x version share the format: an older one (0.1.0,
+     * or none recorded) is read the same way */
+    printf("check %s against %s (written by zkbench %s)\n", dir, path, bver ? bver : "0.1.0 or older");
+    warn_settings(dir, path, json_object_get(run_json, "config"), json_object_get(b, "config"));
     if (has_peak) {
         double lim_v = pv * (1 + pt) + ps;
         RESULT(r->peak_rss <= lim_v, "peak RSS", "%s, limit %s (baseline %s + %.0f%%%s%s)", fb(a, r->peak_rss),
@@ -318,9 +369,10 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
     } else if (has_fp) {
         double lim_v = fv * (1 + ft) + fs;
         bool ok = isfinite(r->footprint_per_partition) && r->footprint_per_partition <= lim_v;
+        /* one buffer per value: a reused one printed the last value twice */
         RESULT(ok, "footprint per partition", "%s +- %s, limit %s (baseline %s + %.0f%% + %s slack)%s",
                fb(a, r->footprint_per_partition), fb(d, r->footprint_se), fb(c, lim_v), fb(e, fv), 100 * ft,
-               fb(d, fs), isfinite(r->footprint_per_partition) ? "" : "; not fitted in this run");
+               fb(f_, fs), isfinite(r->footprint_per_partition) ? "" : "; not fitted in this run");
     }
     if (jl && r->watch && !r->per_proof) {
         SKIP("leak per proof", "no proof boundaries (marks.csv, proofs_done): growth is per second here");
@@ -391,35 +443,28 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
 
 int cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"baseline", required_argument, NULL, 'b'}, {"write-baseline", required_argument, NULL, 'w'},
-        {"ram", required_argument, NULL, 'r'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *base = NULL, *write = NULL;
     analyze_opts_t o = {.ram_bytes = 0, .margin = 0.10};
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_check, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
         switch (c) {
-        case 'b': base = optarg; break;
-        case 'w': write = optarg; break;
-        case 'r':
-            if (!analyze_parse_size(&o.ram_bytes, optarg))
-                return cli_error(2, "check: --ram must be a size like 755GiB, 128G or 64000000000, got '%s'", optarg);
+        case OPT_BASELINE: base = a.val; break;
+        case OPT_WRITE: write = a.val; break;
+        case OPT_RAM:
+            if (!analyze_parse_size(&o.ram_bytes, a.val))
+                return cli_error(2, "check: --ram must be a size like 755GiB, 128G or 64000000000, got '%s'", a.val);
             break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("check", argc, argv);
         }
     }
-    if (optind >= argc)
-        return cli_error(2, "check: RUN_DIR is required (see zkbench check --help)");
-    if (optind + 1 < argc)
-        return cli_error(2, "check: unexpected argument '%s'", argv[optind + 1]);
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 1, 1, "RUN_DIR"))
+        return 2;
     if (!base == !write)
         return cli_error(2, "check: give exactly one of --baseline FILE and --write-baseline FILE");
-    const char *dir = argv[optind];
+    const char *dir = argv[a.ind];
     char err[768];
     analyze_run_t *run = NULL;
     analyze_result_t r;

@@ -5,7 +5,6 @@
  * gnuplot is missing or fails; 2 for a bad RUN_DIR or --out.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -15,46 +14,44 @@
 #include "harness/run/run_csv.h"
 #include "harness/plot/plot.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench plot RUN_DIR [--out DIR]\n"
-          "Draws a run with gnuplot into DIR (default RUN_DIR), each as .png and .svg:\n"
-          "  memory   RSS, je_allocated, je_resident, tracked and GPU memory over time,\n"
-          "           proof completions marked; for a watch run RSS, RssAnon, RssFile,\n"
-          "           the cgroup, GPU and traced bytes, with its marks\n"
-          "  kinds    live tracked bytes stacked by buffer kind (batch)\n"
-          "  buffers  one bar per buffer from allocation to free, coloured by kind\n"
-          "           (batch) or allocation site (watch --trace)\n"
-          "  sweep    peak RSS against pw with the model and RAM (RUN_DIR/sweep.csv)\n"
-          "Figures are drawn to temporary names and renamed together at the end, so a\n"
-          "failure leaves none of them. Exit 0; 1: gnuplot missing or failed; 2: bad\n"
-          "RUN_DIR (e.g. no samples).\n",
-          f);
-}
+static const cli_opt_t plot_opts[] = {
+    {"out", 'o', "DIR", "where the figures go (default RUN_DIR)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_plot = {
+    .name = "plot",
+    .summary = "draw a run's memory with gnuplot (PNG and SVG)",
+    .synopsis = "zkbench plot RUN_DIR [--out DIR]",
+    .about = "Draws a run with gnuplot into DIR (default RUN_DIR), each as .png and .svg:\n"
+             "  memory   RSS, je_allocated, je_resident, tracked and GPU memory over time,\n"
+             "           proof completions marked; for a watch run RSS, RssAnon, RssFile,\n"
+             "           the cgroup, GPU and traced bytes, with its marks\n"
+             "  kinds    live tracked bytes stacked by buffer kind (batch)\n"
+             "  buffers  one bar per buffer from allocation to free, coloured by kind\n"
+             "           (batch) or allocation site (watch --trace)\n"
+             "  sweep    peak RSS against pw with the model and RAM (RUN_DIR/sweep.csv)\n"
+             "Figures are drawn to temporary names and renamed together at the end, so a\n"
+             "failure leaves none of them.\n",
+    .opts = plot_opts,
+    .epilog = "exit: 0 drawn; 1 gnuplot missing or failed; 2 bad arguments or RUN_DIR (e.g. no\n"
+              "samples).\n",
+};
 
 int cmd_plot(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *out = NULL;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_plot, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("plot", argc, argv);
-        }
-    }
-    if (optind >= argc)
-        return cli_error(2, "plot: RUN_DIR is required (see zkbench plot --help)");
-    if (optind + 1 < argc)
-        return cli_error(2, "plot: unexpected argument '%s'", argv[optind + 1]);
-    const char *dir = argv[optind];
+    while ((c = cli_next(&a)) > 0)
+        if (c == 'o')
+            out = a.val;
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 1, 1, "RUN_DIR"))
+        return 2;
+    const char *dir = argv[a.ind];
     if (!out)
         out = dir;
     char err[768], written[256];

@@ -3,7 +3,6 @@
  * parameter file, through the split API; writes the proofs and the public
  * inputs, verifies them, and prints the time of each stage.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,64 +16,68 @@
 #include "prover/groth16.h"
 #include "prover/mem.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench prove --circuit SPEC --partitions K --params FILE --proof FILE\n"
-          "                     --public FILE [--seed S] [--threads T]\n"
-          "Proves K partitions of the circuit (witnesses from seed S) with the parameter\n"
-          "file, writes the proofs (192 bytes each, bellperson's compressed encoding,\n"
-          "concatenated) and the public inputs (JSON, one array of decimal strings per\n"
-          "partition), and verifies them. Exit 1 when a proof does not verify.\n"
-          "  --circuit SPEC    e.g. porep:constraints=2^16\n"
-          "  --partitions K    partitions of the proof (default: the spec's, 10)\n"
-          "  --params FILE     parameter file from zkbench setup (or bellperson's)\n"
-          "  --proof FILE      proofs to write\n"
-          "  --public FILE     public inputs to write\n"
-          "  --seed S          witness seed (default 1)\n"
-          "  --threads T       CPU threads (default: all cores)\n",
-          f);
-}
+enum { OPT_CIRCUIT = 'c', OPT_PARTITIONS = 'k', OPT_PARAMS = 'p', OPT_PROOF = 'o', OPT_PUBLIC = 'u',
+       OPT_SEED = 's', OPT_THREADS = 't' };
+
+static const cli_opt_t prove_opts[] = {
+    {"circuit", OPT_CIRCUIT, "SPEC", "e.g. porep:constraints=2^16"},
+    {"partitions", OPT_PARTITIONS, "K", "partitions of the proof (default: the spec's, 10)"},
+    {"params", OPT_PARAMS, "FILE", "parameter file from zkbench setup (or bellperson's)"},
+    {"proof", OPT_PROOF, "FILE", "proofs to write"},
+    {"public", OPT_PUBLIC, "FILE", "public inputs to write"},
+    {"seed", OPT_SEED, "S", "witness seed (default 1)"},
+    {"threads", OPT_THREADS, "T", "CPU threads (default: all cores)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_prove = {
+    .name = "prove",
+    .summary = "prove K partitions of a circuit (--zkey: a circom witness, snarkjs files)",
+    .synopsis = "zkbench prove --circuit SPEC --partitions K --params FILE --proof FILE\n"
+                "              --public FILE [--seed S] [--threads T]",
+    .about = "Proves K partitions of the circuit (witnesses from seed S) with the parameter\n"
+             "file, writes the proofs (192 bytes each, bellperson's compressed encoding,\n"
+             "concatenated) and the public inputs (JSON, one array of decimal strings per\n"
+             "partition), and verifies them.\n",
+    .opts = prove_opts,
+    .epilog = "exit: 0 proved and verified; 1 a proof does not verify or proving failed;\n"
+              "2 bad arguments or input files.\n",
+    .also = &cli_cmd_prove_zkey,
+};
 
 int cmd_prove(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"circuit", required_argument, NULL, 'c'}, {"partitions", required_argument, NULL, 'k'},
-        {"params", required_argument, NULL, 'p'},  {"proof", required_argument, NULL, 'o'},
-        {"public", required_argument, NULL, 'u'},  {"seed", required_argument, NULL, 's'},
-        {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *spec = NULL, *params_path = NULL, *proof_path = NULL, *public_path = NULL;
     uint64_t seed = 1, threads = 0, partitions = 0;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_prove, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
         switch (c) {
-        case 'c': spec = optarg; break;
-        case 'p': params_path = optarg; break;
-        case 'o': proof_path = optarg; break;
-        case 'u': public_path = optarg; break;
-        case 'k':
-            if (!cli_parse_u64(&partitions, "prove", "partitions", optarg))
+        case OPT_CIRCUIT: spec = a.val; break;
+        case OPT_PARAMS: params_path = a.val; break;
+        case OPT_PROOF: proof_path = a.val; break;
+        case OPT_PUBLIC: public_path = a.val; break;
+        case OPT_PARTITIONS:
+            if (!cli_parse_u64(&partitions, "prove", "partitions", a.val))
                 return 2;
             if (partitions == 0)
                 return cli_error(2, "prove: --partitions must be at least 1");
             break;
-        case 's':
-            if (!cli_parse_u64(&seed, "prove", "seed", optarg))
+        case OPT_SEED:
+            if (!cli_parse_u64(&seed, "prove", "seed", a.val))
                 return 2;
             break;
-        case 't':
-            if (!cli_parse_u64(&threads, "prove", "threads", optarg))
+        case OPT_THREADS:
+            if (!cli_parse_u64(&threads, "prove", "threads", a.val))
                 return 2;
             break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("prove", argc, argv);
         }
     }
-    if (optind < argc)
-        return cli_error(2, "prove: unexpected argument '%s'", argv[optind]);
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return 2;
     if (!spec || !params_path || !proof_path || !public_path)
         return cli_error(2, "prove: --circuit, --params, --proof and --public are required (see zkbench prove --help)");
     if (threads > 1024)

@@ -5,7 +5,6 @@
  * written then); 1 when writing failed midway.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 
 #include "harness/cli/cli.h"
@@ -13,46 +12,41 @@
 #include "harness/report/report.h"
 #include "harness/run/run_csv.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench report RUN [-o FILE]\n"
-          "Writes one self-contained HTML page of a run of zkbench batch or watch (or a\n"
-          "sweep folder): the verdict and its evidence as zkbench analyze gives them, the\n"
-          "run's settings, memory by layer, never-freed buffers or traced sites, the\n"
-          "capacity prediction, proof and stage times, and the plots inline as SVG\n"
-          "(drawn with gnuplot; without it the page says so). No scripts and nothing\n"
-          "fetched: it opens offline and can be attached to a bug report.\n"
-          "  -o, --out FILE  where to write it (default RUN/report.html)\n"
-          "  -h, --help      this text\n"
-          "The run is checked before anything is written; run.json is not changed.\n"
-          "Exit 0; 1: writing failed; 2: bad arguments, a missing or damaged run, or an\n"
-          "unwritable FILE.\n",
-          f);
-}
+static const cli_opt_t report_opts[] = {
+    {"out", 'o', "FILE", "where to write it (default RUN/report.html)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_report = {
+    .name = "report",
+    .summary = "one self-contained HTML page of a run: verdict, tables, plots",
+    .synopsis = "zkbench report RUN [-o FILE]",
+    .about = "Writes one self-contained HTML page of a run of zkbench batch or watch (or a\n"
+             "sweep folder): the verdict and its evidence as zkbench analyze gives them, the\n"
+             "run's settings, memory by layer, never-freed buffers or traced sites, the\n"
+             "capacity prediction, proof and stage times, and the plots inline as SVG\n"
+             "(drawn with gnuplot; without it the page says so). No scripts and nothing\n"
+             "fetched: it opens offline and can be attached to a bug report. The run is\n"
+             "checked before anything is written; run.json is not changed.\n",
+    .opts = report_opts,
+    .epilog = "exit: 0 written; 1 writing failed; 2 bad arguments, a missing or damaged run, or\n"
+              "an unwritable FILE (nothing is written then).\n",
+};
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *out = NULL;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_report, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("report", argc, argv);
-        }
-    }
-    if (optind >= argc)
-        return cli_error(2, "report: RUN is required (see zkbench report --help)");
-    if (optind + 1 < argc)
-        return cli_error(2, "report: unexpected argument '%s'", argv[optind + 1]);
-    const char *dir = argv[optind];
+    while ((c = cli_next(&a)) > 0)
+        if (c == 'o')
+            out = a.val;
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 1, 1, "RUN"))
+        return 2;
+    const char *dir = argv[a.ind];
     char err[1024];
     run_csv_set_warn(cli_warn_csv);
     int rc = report_write(dir, out, err, sizeof err);

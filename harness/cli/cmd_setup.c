@@ -2,7 +2,6 @@
  * `zkbench setup`: Groth16 keys for a built-in circuit from seeded toxic
  * waste, written as a bellperson-layout parameter file and a verifying key.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,53 +13,54 @@
 #include "prover/groth16.h"
 #include "prover/parallel.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench setup --circuit SPEC --params FILE --vk FILE [--seed S] [--threads T]\n"
-          "Generates Groth16 proving and verifying keys for a circuit from toxic waste\n"
-          "drawn from seed S (for benchmarks and tests only) and writes them in the\n"
-          "layout of bellperson's .params files.\n"
-          "  --circuit SPEC  e.g. porep:constraints=2^16 (keys: constraints, partitions,\n"
-          "                  depth, challenges)\n"
-          "  --params FILE   proving key (parameter file) to write\n"
-          "  --vk FILE       verifying key to write\n"
-          "  --seed S        toxic-waste seed (default 1)\n"
-          "  --threads T     CPU threads (default: all cores)\n",
-          f);
-}
+enum { OPT_CIRCUIT = 'c', OPT_PARAMS = 'p', OPT_VK = 'v', OPT_SEED = 's', OPT_THREADS = 't' };
+
+static const cli_opt_t setup_opts[] = {
+    {"circuit", OPT_CIRCUIT, "SPEC", "e.g. porep:constraints=2^16 (keys: constraints, partitions,\ndepth, challenges)"},
+    {"params", OPT_PARAMS, "FILE", "proving key (parameter file) to write"},
+    {"vk", OPT_VK, "FILE", "verifying key to write"},
+    {"seed", OPT_SEED, "S", "toxic-waste seed (default 1)"},
+    {"threads", OPT_THREADS, "T", "CPU threads (default: all cores)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_setup = {
+    .name = "setup",
+    .summary = "Groth16 keys for a circuit (bellperson parameter file + vk)",
+    .synopsis = "zkbench setup --circuit SPEC --params FILE --vk FILE [--seed S] [--threads T]",
+    .about = "Generates Groth16 proving and verifying keys for a circuit from toxic waste\n"
+             "drawn from seed S (for benchmarks and tests only) and writes them in the\n"
+             "layout of bellperson's .params files.\n",
+    .opts = setup_opts,
+    .epilog = "exit: 0 written; 1 key generation or writing failed; 2 bad arguments.\n",
+};
 
 int cmd_setup(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"circuit", required_argument, NULL, 'c'}, {"params", required_argument, NULL, 'p'},
-        {"vk", required_argument, NULL, 'v'},      {"seed", required_argument, NULL, 's'},
-        {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *spec = NULL, *params_path = NULL, *vk_path = NULL;
     uint64_t seed = 1, threads = 0;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_setup, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
         switch (c) {
-        case 'c': spec = optarg; break;
-        case 'p': params_path = optarg; break;
-        case 'v': vk_path = optarg; break;
-        case 's':
-            if (!cli_parse_u64(&seed, "setup", "seed", optarg))
+        case OPT_CIRCUIT: spec = a.val; break;
+        case OPT_PARAMS: params_path = a.val; break;
+        case OPT_VK: vk_path = a.val; break;
+        case OPT_SEED:
+            if (!cli_parse_u64(&seed, "setup", "seed", a.val))
                 return 2;
             break;
-        case 't':
-            if (!cli_parse_u64(&threads, "setup", "threads", optarg))
+        case OPT_THREADS:
+            if (!cli_parse_u64(&threads, "setup", "threads", a.val))
                 return 2;
             break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_bad_option("setup", argc, argv);
         }
     }
-    if (optind < argc)
-        return cli_error(2, "setup: unexpected argument '%s'", argv[optind]);
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return 2;
     if (!spec || !params_path || !vk_path)
         return cli_error(2, "setup: --circuit, --params and --vk are required (see zkbench setup --help)");
     if (threads > 1024)

@@ -26,6 +26,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/run/run_files.h"
+#include "harness/run/units.h"
 
 #define SWEEP_MAX 32
 
@@ -57,24 +58,43 @@ static bool parse_list(unsigned *out, size_t *n, const char *name, const char *t
     return true;
 }
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench sweep --pw LIST [--concurrency J|LIST] [--ram SIZE | --mem-limit SIZE [--verify]]\n"
-          "                     [--margin PCT] [--out DIR [--force]] [batch options...]\n"
-          "Runs one batch per pw value (in its own process), analyzes each, and writes\n"
-          "the capacity table (pw, s/proof, peak, predicted peak and its interval) to\n"
-          "DIR/sweep.csv and DIR/sweep.md, the model's curve to DIR/sweep-model.csv,\n"
-          "the largest pw that fits --ram (less --margin, default 10%) or --mem-limit\n"
-          "(every batch runs capped in a memory cgroup; margin default 0), and plots it.\n"
-          "  --verify   with --mem-limit: then run the predicted largest pw and the next\n"
-          "             one capped, and say whether the first completed and the second\n"
-          "             was OOM-killed as predicted (exit 1 when not)\n"
-          "  --out DIR  output folder (default results/runs/sweep-<UTC timestamp.ms>-<pid>); one\n"
-          "             that holds a sweep or a run already is refused, unless --force\n"
-          "  --force    replace the sweep in --out (and the batches in its pw-N folders)\n"
-          "Other options go to every batch (zkbench batch --help); they are checked first.\n",
-          f);
-}
+enum { OPT_PW = 'p', OPT_CONC = 'j', OPT_RAM = 'r', OPT_MEM_LIMIT = 'M', OPT_VERIFY = 'v', OPT_MARGIN = 'm',
+       OPT_OUT = 'o', OPT_FORCE = 'F' };
+
+static const cli_opt_t sweep_opts[] = {
+    {"pw", OPT_PW, "LIST", "pw values (partitions synthesized in parallel), one batch each\n"
+                           "(e.g. 2,4,8; at most 1024)"},
+    {"concurrency", OPT_CONC, "J|LIST", "proofs in flight: one value, or one per pw value (default 1)"},
+    {"ram", OPT_RAM, "SIZE", "the RAM the largest pw must fit (less --margin)"},
+    {"mem-limit", OPT_MEM_LIMIT, "SIZE", "run every batch capped in a memory cgroup of SIZE, and fit\n"
+                                         "the largest pw into it"},
+    {"verify", OPT_VERIFY, NULL, "with --mem-limit: then run the predicted largest pw and the next\n"
+                                 "one capped, and say whether the first completed and the second\n"
+                                 "was OOM-killed as predicted (exit 1 when not)"},
+    {"margin", OPT_MARGIN, "PCT", "percent of --ram kept free (default 10; --mem-limit: 0)"},
+    {"out", OPT_OUT, "DIR", "output folder (default results/runs/sweep-<UTC timestamp.ms>-<pid>);\n"
+                            "one that holds a sweep or a run already is refused, unless --force"},
+    {"force", OPT_FORCE, NULL, "replace the sweep in --out (and the batches in its pw-N folders)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_sweep = {
+    .name = "sweep",
+    .summary = "batches over pw values: capacity table and plot",
+    .synopsis = "zkbench sweep --pw LIST [--concurrency J|LIST] [--ram SIZE | --mem-limit SIZE [--verify]]\n"
+                "              [--margin PCT] [--out DIR [--force]] [batch options...]",
+    .about = "Runs one batch per pw value (in its own process), analyzes each, and writes\n"
+             "the capacity table (pw, s/proof, peak, predicted peak and its interval) to\n"
+             "DIR/sweep.csv and DIR/sweep.md and prints it, the model's curve to\n"
+             "DIR/sweep-model.csv, the largest pw that fits --ram or --mem-limit, and\n"
+             "plots it. A field with no value (a failed point's peak, no --ram) is left\n"
+             "empty in sweep.csv. Batch options are checked before anything is written.\n",
+    .opts = sweep_opts,
+    .forward = &cli_cmd_batch,
+    .epilog = "exit: 0 every point done (an OOM kill under --mem-limit is a result, not a\n"
+              "failure); 1 a point failed (named, with its log; the others still run and\n"
+              "the table is written) or --verify did not go as predicted; 2 bad arguments.\n",
+};
 
 /* One batch in a process of its own: its exit code (3: OOM-killed). */
 static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const char *mem_limit,
@@ -114,26 +134,6 @@ static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const
     int st;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Value of --name VALUE or --name=VALUE at argv[*i]; advances *i. */
-static const char *take_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-    size_t len = strlen(name);
-    *matched = false;
-    if (strncmp(argv[*i], name, len) != 0)
-        return NULL;
-    if (argv[*i][len] == '=') {
-        *matched = true;
-        return argv[*i] + len + 1;
-    }
-    if (argv[*i][len] != 0)
-        return NULL;
-    *matched = true;
-    if (*i + 1 >= argc)
-        return NULL;
-    (*i)++;
-    return argv[*i];
 }
 
 #define GIB 1073741824.0
@@ -179,6 +179,61 @@ static void predict_row(struct sweep_row *row, const analyze_result_t *model)
     }
 }
 
+/* sweep.csv's columns, in order; the stdout table has the same. */
+static const char *const csv_cols[] = {"pw", "concurrency", "s_per_proof", "peak_rss", "predicted_peak_rss",
+                                       "footprint_per_partition", "ram_bytes", "predicted_low", "predicted_high",
+                                       "mem_limit", "outcome"};
+#define NCOLS (sizeof csv_cols / sizeof csv_cols[0])
+
+/* Row r's fields in csv_cols' order: for sweep.csv (human false: bytes as
+ * integers, s/proof to 4 places) or for people (sizes in units, s/proof to
+ * 3 places). A value that is unknown (not finite, or no --ram) is "" in
+ * the file — never "nan", which readers reject — and "-" for people. */
+static void row_fields(char out[NCOLS][40], const struct sweep_row *r, uint64_t ram, uint64_t mem_limit, bool human)
+{
+    const char *none = human ? "-" : "";
+    double bytes[] = {r->peak,  r->predicted, r->footprint, ram ? (double)ram : NAN, r->low, r->high,
+                      mem_limit ? (double)mem_limit : NAN};
+    snprintf(out[0], 40, "%u", r->pw);
+    snprintf(out[1], 40, "%u", r->conc);
+    if (isfinite(r->s_per_proof))
+        snprintf(out[2], 40, human ? "%.3f" : "%.4f", r->s_per_proof);
+    else
+        snprintf(out[2], 40, "%s", none);
+    for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++) {
+        char b[32];
+        if (!isfinite(bytes[i]) || (i >= 4 && i <= 5 && !isfinite(r->predicted)))
+            snprintf(out[3 + i], 40, "%s", none);
+        else if (human)
+            snprintf(out[3 + i], 40, "%s", fmt_bytes(b, bytes[i]));
+        else
+            snprintf(out[3 + i], 40, "%.0f", bytes[i]);
+    }
+    snprintf(out[10], 40, "%s", r->outcome);
+}
+
+/* The capacity table for people: sweep.csv's columns, aligned. */
+static void print_table(FILE *f, const struct sweep_row *row, size_t n, uint64_t ram, uint64_t mem_limit)
+{
+    int width[NCOLS];
+    char fields[NCOLS][40];
+    for (size_t c = 0; c < NCOLS; c++)
+        width[c] = (int)strlen(csv_cols[c]);
+    for (size_t k = 0; k < n; k++) {
+        row_fields(fields, &row[k], ram, mem_limit, true);
+        for (size_t c = 0; c < NCOLS; c++)
+            if ((int)strlen(fields[c]) > width[c])
+                width[c] = (int)strlen(fields[c]);
+    }
+    for (size_t c = 0; c < NCOLS; c++)
+        fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], csv_cols[c]);
+    for (size_t k = 0; k < n; k++) {
+        row_fields(fields, &row[k], ram, mem_limit, true);
+        for (size_t c = 0; c < NCOLS; c++)
+            fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], fields[c]);
+    }
+}
+
 static bool write_tables(const char *dir, const struct sweep_row *row, size_t n, const analyze_result_t *model,
                          uint64_t ram, uint64_t mem_limit, unsigned pw_top)
 {
@@ -191,37 +246,29 @@ static bool write_tables(const char *dir, const struct sweep_row *row, size_t n,
     FILE *mf = fopen(path, "w");
     bool ok = f && md && mf;
     if (ok) {
-        fprintf(f, "pw,concurrency,s_per_proof,peak_rss,predicted_peak_rss,footprint_per_partition,ram_bytes,"
-                   "predicted_low,predicted_high,mem_limit,outcome\n");
+        for (size_t c = 0; c < NCOLS; c++)
+            fprintf(f, "%s%c", csv_cols[c], c + 1 < NCOLS ? ',' : '\n');
         fprintf(md, "| pw | concurrency | s/proof | peak RSS (GiB) | predicted peak (GiB) | 95%% interval (GiB) | "
                     "error | outcome | verdict |\n|---:|---:|---:|---:|---:|---|---:|---|---|\n");
         for (size_t k = 0; k < n; k++) {
             const struct sweep_row *r = &row[k];
-            /* empty fields, never nan: the files are read back by plot and by scripts */
-            fprintf(f, "%u,%u,", r->pw, r->conc);
-            isfinite(r->s_per_proof) ? fprintf(f, "%.4f,", r->s_per_proof) : fprintf(f, ",");
-            fprintf(f, "%.0f,", r->peak);
-            if (isfinite(r->predicted))
-                fprintf(f, "%.0f,", r->predicted);
-            else
-                fprintf(f, ",");
-            isfinite(r->footprint) ? fprintf(f, "%.0f,", r->footprint) : fprintf(f, ",");
-            ram ? fprintf(f, "%llu,", (unsigned long long)ram) : fprintf(f, ",");
-            if (isfinite(r->predicted))
-                fprintf(f, "%.0f,%.0f,", r->low, r->high);
-            else
-                fprintf(f, ",,");
-            mem_limit ? fprintf(f, "%llu,", (unsigned long long)mem_limit) : fprintf(f, ",");
-            fprintf(f, "%s\n", r->outcome);
-            char pred[32] = "-", band[64] = "-", errs[32] = "-";
+            char fields[NCOLS][40];
+            row_fields(fields, r, ram, mem_limit, false);
+            for (size_t c = 0; c < NCOLS; c++)
+                fprintf(f, "%s%c", fields[c], c + 1 < NCOLS ? ',' : '\n');
+            char sp[32] = "-", peak[32] = "-", pred[32] = "-", band[64] = "-", errs[32] = "-";
+            if (isfinite(r->s_per_proof))
+                snprintf(sp, sizeof sp, "%.2f", r->s_per_proof);
+            if (isfinite(r->peak))
+                snprintf(peak, sizeof peak, "%.3f", r->peak / GIB);
             if (isfinite(r->predicted)) {
                 snprintf(pred, sizeof pred, "%.3f", r->predicted / GIB);
                 snprintf(band, sizeof band, "%.3f .. %.3f", r->low / GIB, r->high / GIB);
-                if (strcmp(r->outcome, "complete") == 0)
+                if (strcmp(r->outcome, "complete") == 0 && isfinite(r->peak) && r->peak > 0)
                     snprintf(errs, sizeof errs, "%+.1f%%", 100 * (r->predicted - r->peak) / r->peak);
             }
-            fprintf(md, "| %u | %u | %.2f | %.3f | %s | %s | %s | %s | %s |\n", r->pw, r->conc, r->s_per_proof,
-                    r->peak / GIB, pred, band, errs, r->outcome, r->verdict);
+            fprintf(md, "| %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", r->pw, r->conc, sp, peak, pred, band,
+                    errs, r->outcome, r->verdict);
         }
         fprintf(mf, "pw,predicted_peak_rss,predicted_low,predicted_high\n");
         for (unsigned w = 1; model && model->capacity.ok && w <= pw_top; w++) {
@@ -252,45 +299,53 @@ int cmd_sweep(int argc, char **argv)
     int n_fwd = 0;
     if (!fwd)
         return cli_error(1, "sweep: out of memory");
-    for (int i = 1; i < argc; i++) {
-        bool m;
-        const char *v;
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            free(fwd);
-            return 0;
-        }
-        if (strcmp(argv[i], "--verify") == 0) {
-            verify = true;
-        } else if (strcmp(argv[i], "--force") == 0) {
-            force = true;
-        } else if ((v = take_value(argc, argv, &i, "--pw", &m)) || m) {
-            if (!v || !parse_list(pw, &n_pw, "pw", v))
-                return free(fwd), v ? 2 : cli_error(2, "sweep: --pw needs a value");
-        } else if ((v = take_value(argc, argv, &i, "--concurrency", &m)) || m) {
-            if (!v || !parse_list(conc, &n_conc, "concurrency", v))
-                return free(fwd), v ? 2 : cli_error(2, "sweep: --concurrency needs a value");
-        } else if ((v = take_value(argc, argv, &i, "--ram", &m)) || m) {
-            if (!v || !analyze_parse_size(&ram, v) || ram == 0)
-                return free(fwd), cli_error(2, "sweep: --ram must be a size like 128G, got '%s'", v ? v : "");
-        } else if ((v = take_value(argc, argv, &i, "--mem-limit", &m)) || m) {
-            if (!v || !analyze_parse_size(&mem_limit, v) || mem_limit == 0)
-                return free(fwd), cli_error(2, "sweep: --mem-limit must be a size like 2G, got '%s'", v ? v : "");
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_sweep, argc, argv);
+    int key;
+    while ((key = cli_next(&a)) > 0) {
+        const char *v = a.val;
+        switch (key) {
+        case OPT_VERIFY: verify = true; break;
+        case OPT_FORCE: force = true; break;
+        case OPT_PW:
+            if (!parse_list(pw, &n_pw, "pw", v))
+                return free(fwd), 2;
+            break;
+        case OPT_CONC:
+            if (!parse_list(conc, &n_conc, "concurrency", v))
+                return free(fwd), 2;
+            break;
+        case OPT_RAM:
+            if (!analyze_parse_size(&ram, v) || ram == 0)
+                return free(fwd), cli_error(2, "sweep: --ram must be a size like 128G, got '%s'", v);
+            break;
+        case OPT_MEM_LIMIT:
+            if (!analyze_parse_size(&mem_limit, v) || mem_limit == 0)
+                return free(fwd), cli_error(2, "sweep: --mem-limit must be a size like 2G, got '%s'", v);
             mem_limit_text = v;
-        } else if ((v = take_value(argc, argv, &i, "--margin", &m)) || m) {
+            break;
+        case OPT_MARGIN: {
             char *end;
-            double pct = v && *v ? strtod(v, &end) : -1;
-            if (!v || !*v || *end || pct < 0 || pct >= 100)
-                return free(fwd), cli_error(2, "sweep: --margin must be a percentage 0..99, got '%s'", v ? v : "");
+            double pct = *v ? strtod(v, &end) : -1;
+            if (!*v || *end || pct < 0 || pct >= 100)
+                return free(fwd), cli_error(2, "sweep: --margin must be a percentage 0..99, got '%s'", v);
             margin = pct / 100;
-        } else if ((v = take_value(argc, argv, &i, "--out", &m)) || m) {
-            if (!v)
-                return free(fwd), cli_error(2, "sweep: --out needs a value");
-            out = v;
-        } else {
-            fwd[n_fwd++] = argv[i];
+            break;
+        }
+        case OPT_OUT: out = v; break;
+        case CLI_KEY_FORWARD: /* as typed, for every batch */
+            for (int t = 0; t < a.ntok; t++)
+                fwd[n_fwd++] = a.tok[t];
+            break;
         }
     }
+    if (key == CLI_EXIT)
+        return free(fwd), a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return free(fwd), 2;
+    for (size_t k = 0; k < n_pw; k++)
+        if (pw[k] > 1024) /* batch's own bound, checked before anything runs */
+            return free(fwd), cli_error(2, "sweep: --pw values must be 1..1024, got %u", pw[k]);
     if (n_pw == 0)
         return free(fwd), cli_error(2, "sweep: --pw LIST is required (e.g. --pw 2,4,8)");
     if (n_conc > 1 && n_conc != n_pw)
@@ -308,18 +363,18 @@ int cmd_sweep(int argc, char **argv)
      * any file is written */
     {
         char *args[64 + 16];
-        int a = 0;
+        int na = 0;
         char conc_s[16];
         snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[0] : 1);
-        args[a++] = "batch";
-        for (int i = 0; i < n_fwd && a < 64; i++)
-            args[a++] = fwd[i];
+        args[na++] = "batch";
+        for (int i = 0; i < n_fwd && na < 64; i++)
+            args[na++] = fwd[i];
         if (n_fwd > 64 - 2)
             return free(fwd), cli_error(2, "sweep: too many batch options (%d)", n_fwd);
-        args[a++] = "--concurrency";
-        args[a++] = conc_s;
-        args[a] = NULL;
-        int rc = cmd_batch_check(a, args);
+        args[na++] = "--concurrency";
+        args[na++] = conc_s;
+        args[na] = NULL;
+        int rc = cmd_batch_check(na, args);
         if (rc >= 0)
             return free(fwd), rc;
     }
@@ -332,8 +387,10 @@ int cmd_sweep(int argc, char **argv)
     size_t n_rows = 0;
     analyze_result_t model;
     bool have_model = false;
-    int status = 0;
     unsigned pw_top = 0;
+    /* a point that fails is named at the end; the others still run */
+    char failed[2048] = "";
+    size_t failed_len = 0, n_failed = 0;
     for (size_t k = 0; k < n_pw; k++) {
         char run_dir[4200], conc_s[16], log[4300];
         snprintf(run_dir, sizeof run_dir, "%s/pw-%u", dir, pw[k]);
@@ -341,36 +398,47 @@ int cmd_sweep(int argc, char **argv)
         snprintf(conc_s, sizeof conc_s, "%u", n_conc ? conc[n_conc > 1 ? k : 0] : 1);
         printf("sweep: pw %u, concurrency %s -> %s\n", pw[k], conc_s, run_dir);
         int code = run_batch(fwd, n_fwd, pw[k], conc_s, mem_limit_text, run_dir, log, force);
-        if (code != 0 && code != 3) {
-            status = cli_error(code == 2 ? 2 : 1, "sweep: the batch with pw %u failed (exit %d; see %s)", pw[k],
-                               code, log);
-            break;
-        }
-        struct sweep_row *r = &row[n_rows];
+        struct sweep_row *r = &row[n_rows++];
         memset(r, 0, sizeof *r);
         r->pw = pw[k];
         r->conc = (unsigned)atoi(conc_s);
+        r->s_per_proof = r->peak = r->footprint = NAN;
+        snprintf(r->outcome, sizeof r->outcome, "failed");
+        snprintf(r->verdict, sizeof r->verdict, "-");
+        pw_top = pw[k] > pw_top ? pw[k] : pw_top;
+        /* an OOM kill (3) under --mem-limit is what a capacity sweep measures */
+        bool ok = code == 0 || code == 3;
         /* the model: the first run that completed */
         bool take = code == 0 && !have_model;
         if (analyze_row(r, take ? &model : NULL, run_dir, limit, margin, limit_from) < 0) {
-            status = 1;
-            break;
+            ok = false;
+        } else if (take) {
+            if (model.capacity.ok)
+                have_model = true;
+            else
+                analyze_result_clear(&model);
         }
-        if (take && model.capacity.ok)
-            have_model = true;
-        else if (take)
-            analyze_result_clear(&model);
-        n_rows++;
-        pw_top = pw[k] > pw_top ? pw[k] : pw_top;
-        char b1[32];
-        printf("sweep: pw %u: %s, %.2f s/proof, peak %s, %s\n", pw[k], r->outcome, r->s_per_proof,
-               analyze_fmt_bytes(b1, sizeof b1, r->peak), r->verdict);
-    }
-    if (status) {
-        free(fwd);
-        if (have_model)
-            analyze_result_clear(&model);
-        return status;
+        if (!ok && strcmp(r->outcome, "complete") == 0)
+            snprintf(r->outcome, sizeof r->outcome, "failed");
+        if (!ok) {
+            /* the batch failed, or it ran and its files could not be analyzed
+             * (analyze_row said why) */
+            bool ran = code == 0 || code == 3;
+            n_failed++;
+            if (failed_len < sizeof failed && ran)
+                failed_len += (size_t)snprintf(failed + failed_len, sizeof failed - failed_len,
+                                               "%spw %u (not analyzed; see %s)", failed_len ? ", " : "", pw[k], run_dir);
+            else if (failed_len < sizeof failed)
+                failed_len += (size_t)snprintf(failed + failed_len, sizeof failed - failed_len,
+                                               "%spw %u (exit %d; see %s)", failed_len ? ", " : "", pw[k], code, log);
+            if (!ran)
+                fprintf(stderr, "zkbench: sweep: the batch with pw %u failed (exit %d; see %s)\n", pw[k], code, log);
+        }
+        char b1[32], sp[32] = "-";
+        if (isfinite(r->s_per_proof))
+            snprintf(sp, sizeof sp, "%.2f", r->s_per_proof);
+        printf("sweep: pw %u: %s, %s s/proof, peak %s, %s\n", pw[k], r->outcome, sp,
+               isfinite(r->peak) ? fmt_bytes(b1, r->peak) : "-", r->verdict);
     }
     for (size_t k = 0; k < n_rows; k++)
         predict_row(&row[k], have_model ? &model : NULL);
@@ -403,6 +471,7 @@ int cmd_sweep(int argc, char **argv)
             int code = run_batch(fwd, n_fwd, cand[c], conc_s, mem_limit_text, run_dir, log, force);
             struct sweep_row *r = &row[n_rows];
             memset(r, 0, sizeof *r);
+            r->s_per_proof = r->peak = r->footprint = NAN;
             r->pw = cand[c];
             r->conc = (unsigned)atoi(conc_s);
             if ((code != 0 && code != 3) || analyze_row(r, NULL, run_dir, limit, margin, limit_from) < 0) {
@@ -454,7 +523,9 @@ int cmd_sweep(int argc, char **argv)
     if (have_model)
         analyze_result_clear(&model);
 
-    /* the plot, by the plot command in a process of its own */
+    /* the plot, by the plot command in a process of its own (after what
+     * this process printed) */
+    fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         char *args[] = {"zkbench", "plot", dir, NULL};
@@ -466,11 +537,15 @@ int cmd_sweep(int argc, char **argv)
         waitpid(pid, &st, 0);
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         fprintf(stderr, "zkbench: sweep: the plot failed; the table is in %s/sweep.md\n", dir);
-    printf("sweep: capacity table in %s/sweep.md (sweep.csv, sweep-model.csv)\n", dir);
+    printf("sweep: capacity table in %s/sweep.md (sweep.csv, sweep-model.csv)\n\n", dir);
+    print_table(stdout, row, n_rows, ram, mem_limit);
+    int status = 0;
     if (verify) {
         printf("%s\n", verdict_line);
         if (!verified)
-            return cli_error(1, "sweep: --verify: the capped runs did not go as predicted");
+            status = cli_error(1, "sweep: --verify: the capped runs did not go as predicted");
     }
-    return 0;
+    if (n_failed)
+        status = cli_error(1, "sweep: %zu of %zu point(s) failed: %s", n_failed, n_pw, failed);
+    return status;
 }

@@ -3,7 +3,6 @@
  * public inputs: all partitions in one batch. Exit 0 when every partition
  * verifies, 1 when one does not, 2 for bad arguments or unreadable files.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,37 +12,44 @@
 #include "harness/formats/proof_files.h"
 #include "prover/groth16.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench verify --vk FILE --proof FILE --public FILE\n"
-          "Verifies every partition of a proof (zkbench prove's files) with the\n"
-          "verifying key. Exit 0: valid; 1: does not verify; 2: bad input.\n",
-          f);
-}
+enum { OPT_VK = 'v', OPT_PROOF = 'o', OPT_PUBLIC = 'u' };
 
-int cmd_verify_args(int argc, char **argv, void (*usage_fn)(FILE *), const char **vk_path,
-                    const char **proof_path, const char **public_path)
+static const cli_opt_t verify_opts[] = {
+    {"vk", OPT_VK, "FILE", "verifying key: zkbench setup's, or snarkjs's\nverification_key.json (a name ending in .json)"},
+    {"proof", OPT_PROOF, "FILE", "proofs: zkbench prove's (192 bytes per partition), or\nsnarkjs's proof.json"},
+    {"public", OPT_PUBLIC, "FILE", "public inputs: zkbench prove's, or snarkjs's public.json"},
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_verify = {
+    .name = "verify",
+    .summary = "verify a proof file against a verifying key (or snarkjs's JSON files)",
+    .synopsis = "zkbench verify --vk FILE --proof FILE --public FILE\n"
+                "zkbench verify --vk verification_key.json --proof proof.json --public public.json",
+    .about = "Verifies every partition of a proof (zkbench prove's files) with the\n"
+             "verifying key, all partitions as one batch; with a --vk ending in .json, a\n"
+             "snarkjs Groth16 proof (BLS12-381) with snarkjs's verification key.\n",
+    .opts = verify_opts,
+    .epilog = "exit: 0 valid; 1 does not verify; 2 bad arguments or input files.\n",
+};
+
+int cmd_verify_args(int argc, char **argv, const char **vk_path, const char **proof_path, const char **public_path)
 {
-    static const struct option opts[] = {
-        {"vk", required_argument, NULL, 'v'},     {"proof", required_argument, NULL, 'o'},
-        {"public", required_argument, NULL, 'u'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     *vk_path = *proof_path = *public_path = NULL;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_verify, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
         switch (c) {
-        case 'v': *vk_path = optarg; break;
-        case 'o': *proof_path = optarg; break;
-        case 'u': *public_path = optarg; break;
-        case 'h': usage_fn(stdout); return 0;
-        default: return cli_bad_option("verify", argc, argv);
+        case OPT_VK: *vk_path = a.val; break;
+        case OPT_PROOF: *proof_path = a.val; break;
+        case OPT_PUBLIC: *public_path = a.val; break;
         }
     }
-    if (optind < argc)
-        return cli_error(2, "verify: unexpected argument '%s'", argv[optind]);
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return 2;
     if (!*vk_path || !*proof_path || !*public_path)
         return cli_error(2, "verify: --vk, --proof and --public are required (see zkbench verify --help)");
     return -1;
@@ -52,7 +58,7 @@ int cmd_verify_args(int argc, char **argv, void (*usage_fn)(FILE *), const char 
 int cmd_verify(int argc, char **argv)
 {
     const char *vk_path, *proof_path, *public_path;
-    int rc = cmd_verify_args(argc, argv, usage, &vk_path, &proof_path, &public_path);
+    int rc = cmd_verify_args(argc, argv, &vk_path, &proof_path, &public_path);
     if (rc >= 0)
         return rc;
 

@@ -55,43 +55,61 @@ static void on_signal(int sig)
     watch_stop = 1;
 }
 
-static void usage(FILE *f)
-{
-    fputs("usage: zkbench watch [OPTIONS] --pid PID\n"
-          "       zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] [--trace] -- CMD ARGS...\n"
-          "       zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)\n"
-          "OPTIONS: --out DIR --force --sample-ms MS --smaps --gpu --no-children --cgroup PATH\n"
-          "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
-          "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
-          "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
-          "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
-          "reports the trend: growth per second with a 95% interval, valley floors, and\n"
-          "whether the growth stops. With a command, exits with the command's status.\n"
-          "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
-          "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n"
-          "  --smaps         add smaps_rollup's Pss, Anonymous and Swap (of the top process)\n"
-          "  --no-children   the process alone, not its descendants\n"
-          "  --cgroup PATH   also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
-          "                  such as system.slice/prover.service): its usage, peak, anon,\n"
-          "                  file, shmem and OOM kills (cg_*), and its processes\n"
-          "  --gpu           per-process GPU memory through NVML (libnvidia-ml.so.1, loaded\n"
-          "                  at run time; no CUDA context): gpu_used is the watched processes'\n"
-          "  --mark REGEX    count the command's output lines matching REGEX (POSIX extended)\n"
-          "                  as proofs_done; each match is a row of DIR/marks.csv; the output\n"
-          "                  still reaches the terminal\n"
-          "  --out DIR       output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
-          "                  one that holds a run already is refused, unless --force replaces it\n"
-          "  --sample-ms MS  sampler period (default 100)\n"
-          "  --mem-limit SIZE  run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
-          "                  swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)\n"
-          "  --trace         trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
-          "                  (one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
-          "                  site: never-freed bytes, small allocations counted), marks.csv rows for\n"
-          "                  zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid\n"
-          "  --trace-min SIZE  allocations recorded one by one from this size (default 1M)\n"
-          METRICS_USAGE,
-          f);
-}
+enum {
+    OPT_PID = 'p', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_SMAPS = 's', OPT_GPU = 'g', OPT_MEM_LIMIT = 'M',
+    OPT_FORCE = 'F', OPT_NO_CHILDREN = 'C', OPT_CGROUP = 'c', OPT_MARK = 'k', OPT_TRACE = 'T', OPT_TRACE_MIN = 'N',
+    OPT_QUIET = 'Q',
+};
+
+static const cli_opt_t watch_opts[] = {
+    {"pid", OPT_PID, "PID", "the process to watch, until it exits (or Ctrl-C)"},
+    {"smaps", OPT_SMAPS, NULL, "add smaps_rollup's Pss, Anonymous and Swap (of the top process)"},
+    {"no-children", OPT_NO_CHILDREN, NULL, "the process alone, not its descendants"},
+    {"cgroup", OPT_CGROUP, "PATH", "also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
+                                   "such as system.slice/prover.service): its usage, peak, anon,\n"
+                                   "file, shmem and OOM kills (cg_*), and its processes"},
+    {"gpu", OPT_GPU, NULL, "per-process GPU memory through NVML (libnvidia-ml.so.1, loaded\n"
+                           "at run time; no CUDA context): gpu_used is the watched processes'"},
+    {"mark", OPT_MARK, "REGEX", "count the command's output lines matching REGEX (POSIX extended)\n"
+                                "as proofs_done; each match is a row of DIR/marks.csv; the output\n"
+                                "still reaches the terminal"},
+    {"out", OPT_OUT, "DIR", "output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
+                            "one that holds a run already is refused, unless --force replaces it"},
+    {"force", OPT_FORCE, NULL, "replace the run in --out"},
+    {"sample-ms", OPT_SAMPLE_MS, "MS", "sampler period (default 100)"},
+    {"mem-limit", OPT_MEM_LIMIT, "SIZE", "run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
+                                         "swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)"},
+    {"trace", OPT_TRACE, NULL, "trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
+                               "(one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
+                               "site: never-freed bytes, small allocations counted), marks.csv rows for\n"
+                               "zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid"},
+    {"trace-min", OPT_TRACE_MIN, "SIZE", "allocations recorded one by one from this size (default 1M)"},
+    {"quiet", OPT_QUIET, NULL, "print only errors and the final verdict line"},
+    CLI_OPTS_METRICS,
+    {NULL, 0, NULL, NULL},
+};
+
+const cli_cmd_t cli_cmd_watch = {
+    .name = "watch",
+    .summary = "the sampler on any process (--pid PID or -- CMD ARGS)",
+    .synopsis = "zkbench watch [OPTIONS] --pid PID\n"
+                "zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] [--trace] -- CMD ARGS...\n"
+                "zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)",
+    .about = "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
+             "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
+             "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
+             "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
+             "reports the trend: growth per second with a 95% interval, valley floors (the\n"
+             "minimum between two marks or windows: rising floors mean growth that stays),\n"
+             "and whether the growth stops.\n"
+             "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
+             "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n",
+    .opts = watch_opts,
+    .epilog = "exit: with a command, the command's own status (128+S when signal S killed it,\n"
+              "127 when it could not be started); 3 when it was OOM-killed under --mem-limit;\n"
+              "otherwise 0; 1 a run file could not be written; 2 bad arguments.\n",
+    .stop_at_operand = true,
+};
 
 /* Reads samples.csv's t_ms and rss columns back (what the sampler wrote). */
 static int read_series(const char *path, double **t, double **y, size_t *n)
@@ -183,6 +201,7 @@ struct watch_opts {
     watch_mark_t *mark;    /* --mark, or NULL */
     const char *mark_re;
     bool trace;            /* --trace */
+    bool quiet;            /* --quiet: errors and the final verdict line only */
     uint64_t trace_min;    /* --trace-min */
     metrics_t *metrics;    /* fed by the sampler; NULL: none */
 };
@@ -606,17 +625,6 @@ static int watch_capped(const struct watch_opts *w)
 
 int cmd_watch(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"pid", required_argument, NULL, 'p'}, {"out", required_argument, NULL, 'o'},
-        {"sample-ms", required_argument, NULL, 'm'}, {"smaps", no_argument, NULL, 's'},
-        {"gpu", no_argument, NULL, 'g'}, {"mem-limit", required_argument, NULL, 'M'},
-        {"force", no_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
-        {"no-children", no_argument, NULL, 'C'}, {"cgroup", required_argument, NULL, 'c'},
-        {"mark", required_argument, NULL, 'k'},
-        {"trace", no_argument, NULL, 'T'}, {"trace-min", required_argument, NULL, 'N'},
-        METRICS_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     bool children = true;
     const char *cgroup_arg = NULL, *mark_re = NULL;
     bool trace = false, trace_min_set = false;
@@ -626,54 +634,56 @@ int cmd_watch(int argc, char **argv)
     bool smaps = false, gpu = false, force = false;
     struct metrics_opts mo;
     metrics_opts_init(&mo);
+    bool quiet = false;
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_watch, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    /* "+": stop at the first non-option, so `-- CMD ARGS` keeps its own flags */
-    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+    while ((c = cli_next(&a)) > 0) {
+        const char *val = a.val;
         switch (c) {
-        case 'p':
-            if (!cli_parse_u64(&pid_arg, "watch", "pid", optarg))
+        case OPT_PID:
+            if (!cli_parse_u64(&pid_arg, "watch", "pid", val))
                 return 2;
             if (pid_arg == 0 || pid_arg > 0x7fffffff)
-                return cli_error(2, "watch: --pid must be a process id, got %s", optarg);
+                return cli_error(2, "watch: --pid must be a process id, got %s", val);
             break;
-        case 'o': out = optarg; break;
-        case 'F': force = true; break;
-        case 'm':
-            if (!cli_parse_u64(&period, "watch", "sample-ms", optarg))
+        case OPT_OUT: out = val; break;
+        case OPT_FORCE: force = true; break;
+        case OPT_SAMPLE_MS:
+            if (!cli_parse_u64(&period, "watch", "sample-ms", val))
                 return 2;
             if (period == 0 || period > 60000)
-                return cli_error(2, "watch: --sample-ms must be 1..60000, got %s", optarg);
+                return cli_error(2, "watch: --sample-ms must be 1..60000, got %s", val);
             break;
-        case 's': smaps = true; break;
-        case 'g': gpu = true; break;
-        case 'M':
-            if (!analyze_parse_size(&mem_limit, optarg))
-                return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", optarg);
+        case OPT_SMAPS: smaps = true; break;
+        case OPT_GPU: gpu = true; break;
+        case OPT_MEM_LIMIT:
+            if (!analyze_parse_size(&mem_limit, val))
+                return cli_error(2, "watch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", val);
             break;
-        case 'T': trace = true; break;
-        case 'N':
-            if (!analyze_parse_size(&trace_min, optarg))
-                return cli_error(2, "watch: --trace-min must be a size such as 4096, 64K or 1M, got '%s'", optarg);
+        case OPT_TRACE: trace = true; break;
+        case OPT_TRACE_MIN:
+            if (!analyze_parse_size(&trace_min, val))
+                return cli_error(2, "watch: --trace-min must be a size such as 4096, 64K or 1M, got '%s'", val);
             trace_min_set = true;
             break;
         case METRICS_OPT_LISTEN:
         case METRICS_OPT_FILE:
         case METRICS_OPT_LINGER: {
             char merr[256];
-            if (metrics_opts_set(&mo, c, optarg, merr, sizeof merr) < 0)
+            if (metrics_opts_set(&mo, c, val, merr, sizeof merr) < 0)
                 return cli_error(2, "watch: %s", merr);
             break;
         }
-        case 'h': usage(stdout); return 0;
-        case 'C': children = false; break;
-        case 'c': cgroup_arg = optarg; break;
-        case 'k': mark_re = optarg; break;
-        default: return cli_bad_option("watch", argc, argv);
+        case OPT_NO_CHILDREN: children = false; break;
+        case OPT_CGROUP: cgroup_arg = val; break;
+        case OPT_MARK: mark_re = val; break;
+        case OPT_QUIET: quiet = true; break;
         }
     }
-    char **cmd = optind < argc ? argv + optind : NULL;
+    if (c == CLI_EXIT)
+        return a.status;
+    char **cmd = a.ind < argc ? argv + a.ind : NULL;
     if (cmd && pid_arg)
         return cli_error(2, "watch: give either --pid PID or -- CMD ARGS..., not both");
     if (!cmd && !pid_arg && !cgroup_arg)
@@ -695,7 +705,7 @@ int cmd_watch(int argc, char **argv)
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
                            .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re,
-                           .trace = trace, .trace_min = trace_min};
+                           .trace = trace, .trace_min = trace_min, .quiet = quiet};
     int rc = watch_inputs_open(&w, cgroup_arg);
     /* the port bound before any work: one in use is refused (exit 2) */
     char err[4400];

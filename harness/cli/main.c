@@ -8,16 +8,26 @@
 
 #include "harness/cli/bench_arith.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/cli_docs.h"
 #include "harness/cli/cmd_iden3.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/selfcheck.h"
 #include "harness/run/sysinfo.h"
 
-static int version_main(void)
+/* zkbench version: the version line, then what the build runs on. */
+static int version_main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "-h") != 0 && strcmp(argv[1], "--help") != 0)
+        return cli_error(2, "version: unexpected argument '%s' (zkbench version takes none)", argv[1]);
+    if (argc > 1) {
+        fputs("usage: zkbench version\n"
+              "Prints the version and commit, then the machine, the allocator and the GPU.\n",
+              stdout);
+        return 0;
+    }
     sysinfo_t si;
     sysinfo_read(&si);
-    printf("zkbench %s\n", si.commit);
+    cli_docs_version(stdout);
     printf("machine: %s, %d cores, %.1f GiB RAM, %s\n", si.cpu, si.cores,
            (double)si.ram_bytes / (1u << 30), si.os);
     printf("allocator: jemalloc %s\n", si.jemalloc);
@@ -28,29 +38,37 @@ static int version_main(void)
     return 0;
 }
 
-static void usage(FILE *f)
+/* zkbench help [COMMAND [SUB] | exit-status | terms]: the same text as
+ * zkbench COMMAND --help. */
+static int help_main(int argc, char **argv)
 {
-    fputs("usage: zkbench COMMAND [options]\n"
-          "A memory-instrumented benchmark and diagnosis harness around a Groth16\n"
-          "prover over BLS12-381.\n\n"
-          "commands:\n"
-          "  selfcheck   known-answer checks of the field, curve, encoding and pairing code\n"
-          "  bench       arithmetic benchmark table (Fp, Fr, G1, G2, pairing)\n"
-          "  setup       Groth16 keys for a circuit (bellperson parameter file + vk)\n"
-          "  prove       prove K partitions of a circuit; writes proofs and public inputs\n"
-          "              (with --zkey F --wtns F: a circom/snarkjs circuit, snarkjs files out)\n"
-          "  verify      verify a proof file against a verifying key (or snarkjs's JSON files)\n"
-          "  batch       N proofs under chosen parallelism, recording where memory went\n"
-          "  analyze     diagnose a run: leak, retention, held-too-long, queue-pileup, capacity\n"
-          "  plot        draw a run's memory with gnuplot (PNG and SVG)\n"
-          "  report      one self-contained HTML page of a run: verdict, tables, plots\n"
-          "  check       regression gate of a run against a baseline (CI)\n"
-          "  sweep       batches over pw values: capacity table and plot\n"
-          "  watch       the sampler on any process (--pid PID or -- CMD ARGS)\n"
-          "  version     version, machine, allocator and GPU\n"
-          "  help        this text\n\n"
-          "zkbench COMMAND --help describes a command.\n",
-          f);
+    if (argc < 2 || (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))) {
+        cli_docs_help(stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "exit-status") == 0) {
+        cli_docs_exit_status(stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "terms") == 0) {
+        cli_docs_terms(stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "help") == 0) {
+        cli_docs_help(stdout);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "version") == 0) {
+        char *args[] = {argv[1], "--help", NULL};
+        return version_main(2, args);
+    }
+    char name[128];
+    snprintf(name, sizeof name, "%s%s%s", argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+    const cli_cmd_t *cmd = argc <= 3 ? cli_command_find(name) : NULL;
+    if (!cmd)
+        return cli_error(2, "help: unknown command '%s' (zkbench help lists the commands)", name);
+    cli_usage(stdout, cmd);
+    return 0;
 }
 
 /* The field code of an x86-64 build uses BMI2/ADX instructions: say so
@@ -87,6 +105,28 @@ static bool has_option(int argc, char **argv, const char *name, const char *suff
     return false;
 }
 
+static int prove_main(int argc, char **argv)
+{
+    return has_option(argc + 1, argv - 1, "--zkey", NULL) ? cmd_prove_zkey(argc, argv) : cmd_prove(argc, argv);
+}
+
+static int verify_main(int argc, char **argv)
+{
+    return has_option(argc + 1, argv - 1, "--vk", ".json") ? cmd_verify_snarkjs(argc, argv) : cmd_verify(argc, argv);
+}
+
+static const struct {
+    const char *name;
+    int (*main)(int argc, char **argv);
+} commands[] = {
+    {"selfcheck", selfcheck_main}, {"bench", bench_arith_main}, {"setup", cmd_setup},
+    {"prove", prove_main},         {"verify", verify_main},     {"batch", cmd_batch},
+    {"analyze", cmd_analyze},      {"plot", cmd_plot},          {"report", cmd_report},
+    {"check", cmd_check},
+    {"sweep", cmd_sweep},          {"watch", cmd_watch},        {"version", version_main},
+    {"help", help_main},
+};
+
 int main(int argc, char **argv)
 {
     if (!cpu_is_supported())
@@ -94,38 +134,28 @@ int main(int argc, char **argv)
     if (argc < 2)
         return cli_error(2, "no command given (zkbench help lists them)");
     const char *cmd = argv[1];
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        usage(stdout);
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        if (argc > 2)
+            return cli_error(2, "unexpected argument '%s' after %s (zkbench help COMMAND describes one)", argv[2],
+                             cmd);
+        cli_docs_help(stdout);
         return 0;
     }
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
-        return version_main();
-    if (strcmp(cmd, "selfcheck") == 0)
-        return selfcheck_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "bench") == 0)
-        return bench_arith_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "setup") == 0)
-        return cmd_setup(argc - 1, argv + 1);
-    if (strcmp(cmd, "prove") == 0)
-        return has_option(argc, argv, "--zkey", NULL) ? cmd_prove_zkey(argc - 1, argv + 1)
-                                                      : cmd_prove(argc - 1, argv + 1);
-    if (strcmp(cmd, "verify") == 0)
-        return has_option(argc, argv, "--vk", ".json") ? cmd_verify_snarkjs(argc - 1, argv + 1)
-                                                       : cmd_verify(argc - 1, argv + 1);
-    if (strcmp(cmd, "batch") == 0)
-        return cmd_batch(argc - 1, argv + 1);
-    if (strcmp(cmd, "analyze") == 0)
-        return cmd_analyze(argc - 1, argv + 1);
-    if (strcmp(cmd, "plot") == 0)
-        return cmd_plot(argc - 1, argv + 1);
-    if (strcmp(cmd, "report") == 0)
-        return cmd_report(argc - 1, argv + 1);
-    if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 1, argv + 1);
-    if (strcmp(cmd, "sweep") == 0)
-        return cmd_sweep(argc - 1, argv + 1);
-    if (strcmp(cmd, "watch") == 0)
-        return cmd_watch(argc - 1, argv + 1);
-    return cli_error(2, "unknown command '%s' (zkbench help lists the commands)",
-                     cmd);
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        if (argc > 2)
+            return cli_error(2, "unexpected argument '%s' after %s", argv[2], cmd);
+        cli_docs_version(stdout);
+        return 0;
+    }
+    /* hidden: what the build makes the man page and completion from */
+    if (strcmp(cmd, "__complete") == 0)
+        return cli_docs_complete(argc - 1, argv + 1);
+    if (strcmp(cmd, "__man") == 0) {
+        cli_docs_man_include(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].main(argc - 1, argv + 1);
+    return cli_error(2, "unknown command '%s' (zkbench help lists the commands)", cmd);
 }

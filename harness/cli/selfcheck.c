@@ -7,11 +7,11 @@
  */
 #include "harness/cli/selfcheck.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
 #include "kernels/kernels.h"
 #include "prover/curve/encode.h"
 #include "prover/curve/g1.h"
@@ -153,26 +153,26 @@ static void check_gpu(void)
     report(memcmp(dev, host, sizeof dev) == 0, "GPU: Fp mul equals the CPU on 4096 elements");
 }
 
+const cli_cmd_t cli_cmd_selfcheck = {
+    .name = "selfcheck",
+    .summary = "known-answer checks of the field, curve, encoding and pairing code",
+    .synopsis = "zkbench selfcheck",
+    .about = "Known-answer checks of field, curve, encoding, pairing and (with a GPU)\n"
+             "device arithmetic.\n",
+    .epilog = "exit: 0 all pass; 1 a check failed; 2 bad arguments.\n",
+};
+
 int selfcheck_main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    cli_args_t a;
+    cli_args_init(&a, &cli_cmd_selfcheck, argc, argv);
     int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'h') {
-            puts("usage: zkbench selfcheck\n"
-                 "Known-answer checks of field, curve, encoding, pairing and (with a GPU)\n"
-                 "device arithmetic. Exit 0 when all pass, 1 otherwise.");
-            return 0;
-        }
-        return cli_bad_option("selfcheck", argc, argv);
-    }
-    if (optind < argc)
-        return cli_error(2, "selfcheck: unexpected argument '%s'", argv[optind]);
+    while ((c = cli_next(&a)) > 0)
+        ;
+    if (c == CLI_EXIT)
+        return a.status;
+    if (!cli_operands(&a, 0, 0, ""))
+        return 2;
     check_encodings();
     check_groups();
     check_gpu();

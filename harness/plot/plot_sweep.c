@@ -74,8 +74,8 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
 {
     static const char *const req[] = {"pw", "s_per_proof", "peak_rss", "predicted_peak_rss", NULL};
     static const char *const text[] = {"outcome", NULL};
-    static const char *const empty[] = {"s_per_proof", "predicted_peak_rss", "ram_bytes", "footprint_per_partition",
-                                        "predicted_low", "predicted_high", "mem_limit", NULL};
+    static const char *const empty[] = {"s_per_proof", "peak_rss", "predicted_peak_rss", "ram_bytes",
+                                        "footprint_per_partition", "predicted_low", "predicted_high", "mem_limit", NULL};
     run_csv_t c;
     if (run_csv_read(&c, sweep_csv, req, text, empty, err, errlen) < 0)
         return -EINVAL;
@@ -92,16 +92,22 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
         clo = run_csv_col(&c, "predicted_low"), chi = run_csv_col(&c, "predicted_high"),
         cram = run_csv_col(&c, "ram_bytes"), cml = run_csv_col(&c, "mem_limit"), coc = run_csv_col(&c, "outcome");
     double ram = NAN, ml = NAN;
-    size_t n = c.nrows, n_done = 0, n_killed = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t n = 0, n_done = 0, n_killed = 0;
+    for (size_t i = 0; i < c.nrows; i++) {
         if (run_csv_num(&c, i, cram) > 0)
             ram = run_csv_num(&c, i, cram);
         if (run_csv_num(&c, i, cml) > 0)
             ml = run_csv_num(&c, i, cml);
-        row[i] = (sweep_row_t){run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk), run_csv_num(&c, i, cpr),
-                               run_csv_num(&c, i, clo), run_csv_num(&c, i, chi),
-                               strcmp(run_csv_text(&c, i, coc), "oom-killed") == 0};
-        *(row[i].killed ? &n_killed : &n_done) += 1;
+        /* a failed point (no peak, or an outcome neither complete nor
+         * oom-killed) is not drawn; files without outcomes draw every row */
+        const char *oc = run_csv_text(&c, i, coc);
+        bool killed = strcmp(oc, "oom-killed") == 0;
+        if (!isfinite(run_csv_num(&c, i, cpk)) || (!killed && *oc && strcmp(oc, "complete") != 0))
+            continue;
+        row[n] = (sweep_row_t){run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk), run_csv_num(&c, i, cpr),
+                               run_csv_num(&c, i, clo), run_csv_num(&c, i, chi), killed};
+        *(killed ? &n_killed : &n_done) += 1;
+        n++;
     }
     run_csv_free(&c);
     if (n_done == 0) {
