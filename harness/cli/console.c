@@ -16,9 +16,8 @@
 
 void console_eta_init(console_eta_t *e)
 {
-    e->deadline = 0;
-    e->shown = INFINITY;
-    e->known = false;
+    e->deadline = e->t_last = 0;
+    e->known = e->overdue = e->finished = false;
 }
 
 void console_eta_update(console_eta_t *e, double now, double t_work, double t_first_done, unsigned done,
@@ -26,10 +25,22 @@ void console_eta_update(console_eta_t *e, double now, double t_work, double t_fi
 {
     if (done == 0)
         return;
-    double per_proof = done >= 2 ? (now - t_first_done) / (done - 1) : now - t_work;
+    double per_proof = now - t_work;
+    if (done >= 2) {
+        per_proof = (now - t_first_done) / (done - 1);
+        if (e->known && now - e->t_last > per_proof)
+            per_proof = now - e->t_last;
+    }
     if (!(per_proof >= 0))
         per_proof = 0;
-    e->deadline = now + per_proof * (double)(count > done ? count - done : 0);
+    double deadline = now + per_proof * (double)(count > done ? count - done : 0);
+    if (done >= count)
+        deadline = now;
+    if (!e->known || e->overdue || deadline < e->deadline)
+        e->deadline = deadline; /* later only when the old one has passed */
+    e->overdue = false;
+    e->finished = done >= count;
+    e->t_last = now;
     e->known = true;
 }
 
@@ -38,11 +49,10 @@ double console_eta_left(console_eta_t *e, double now)
     if (!e->known)
         return NAN;
     double left = e->deadline - now;
-    if (!(left > 0))
+    if (!(left > 0)) {
         left = 0;
-    if (left > e->shown)
-        left = e->shown; /* a slower proof moves the deadline, never the countdown up */
-    e->shown = left;
+        e->overdue = !e->finished;
+    }
     return left;
 }
 
@@ -194,9 +204,14 @@ static void draw_work(console_t *c, double now, uint64_t rss, uint64_t peak)
 {
     char el[32], r[32], p[32], eta[32], text[256];
     double left = console_eta_left(&c->eta, now);
+    if (c->done >= c->count)
+        snprintf(eta, sizeof eta, "0 s");
+    else if (c->eta.overdue)
+        snprintf(eta, sizeof eta, "overdue"); /* renewed at the next completion */
+    else
+        console_fmt_duration(eta, left);
     snprintf(text, sizeof text, "proofs %u/%u  %s  RSS %s  peak %s  ETA %s", c->done, c->count,
-             fmt_elapsed(el, now - c->t0), fmt_bytes(r, (double)rss), fmt_bytes(p, (double)peak),
-             c->done == c->count ? "0 s" : console_fmt_duration(eta, left));
+             fmt_elapsed(el, now - c->t0), fmt_bytes(r, (double)rss), fmt_bytes(p, (double)peak), eta);
     live(c, text);
 }
 

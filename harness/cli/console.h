@@ -23,23 +23,31 @@
 /* Seconds between two lines off a terminal while nothing completes. */
 #define CONSOLE_HEARTBEAT_S 10.0
 
-/* The ETA: a rate updated only when a proof completes, counted down in
- * between; what it shows never rises and is never negative. */
+/* The ETA: a deadline set only when a proof completes and counted down in
+ * between. A completion can move the deadline earlier, never later, so
+ * the seconds shown never rise and are never negative; only a deadline
+ * that has passed with proofs left (overdue) is replaced by the next
+ * completion's estimate. The estimate is on the slow side (the slower of
+ * the mean and the last time per proof) so that an overdue ETA is rare. */
 typedef struct {
     double deadline; /* run clock seconds the countdown reaches 0 at */
-    double shown;    /* the last value returned; INFINITY before */
+    double t_last;   /* the last completion (run clock) */
     bool known;      /* a proof has completed */
+    bool overdue;    /* the deadline passed with proofs left */
+    bool finished;   /* every proof is done */
 } console_eta_t;
 
 void console_eta_init(console_eta_t *e);
 /* done of count proofs are complete at now (run clock, s); the work began
- * at t_work and the first proof completed at t_first_done. With two or
- * more done the rate is the time per proof since the first completion (the
- * pipeline's fill is not counted twice), else the first proof's time. */
+ * at t_work and the first proof completed at t_first_done. Time per proof:
+ * with two or more done, the mean since the first completion (the
+ * pipeline's fill is not counted twice) or the time since the previous
+ * completion, whichever is longer; with one, the first proof's time. */
 void console_eta_update(console_eta_t *e, double now, double t_work, double t_first_done, unsigned done,
                         unsigned count);
-/* Seconds left at now: >= 0 and never above an earlier answer; NAN before
- * the first completion. */
+/* Seconds left at now: >= 0, never above an earlier answer unless the
+ * ETA was overdue in between; NAN before the first completion. Sets
+ * e->overdue when the deadline has passed with proofs left. */
 double console_eta_left(console_eta_t *e, double now);
 
 /* A duration for people: "42 s", "3m05s", "2h04m" (whole seconds, rounded
