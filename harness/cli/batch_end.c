@@ -91,8 +91,7 @@ static void batch_end_plots(console_t *con, const analyze_run_t *run, const char
     int rc = plot_run(run, run_dir, run_dir, written, sizeof written, err, sizeof err);
     if (rc < 0) {
         if (!con->quiet)
-            cli_error(0, "batch: no plots: %s%s", err,
-                      rc == -ENOENT ? " (the verdict stands; install gnuplot and run zkbench plot)" : "");
+            cli_error(0, "batch: no plots: %s", err);
         return;
     }
     char line[2048];

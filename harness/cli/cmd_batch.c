@@ -884,8 +884,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     bc.sampler = sampler;
     bc.pl = pl;
     ran = true;
-    console_say(&con, "proving    %u proofs on the %s backend (pw %u, concurrency %u)%s", o.pc.count, backend,
-                o.pc.pw, o.pc.concurrency, con.tty ? "" : "; a line per proof");
+    console_say(&con, "proving    %u proof%s on the %s backend (pw %u, concurrency %u)%s", o.pc.count,
+                o.pc.count == 1 ? "" : "s", backend, o.pc.pw, o.pc.concurrency, con.tty ? "" : "; a line per proof");
     console_work(&con, o.pc.count, o.pc.partitions);
     if (run_files_error(rf, NULL, 0) == 0)
         rc = pipeline_run(pl, &res);
