@@ -132,6 +132,8 @@ int batch_end_diagnose(console_t *con, const char *run_dir)
     size_t n = batch_end_evidence(ev, &r);
     for (size_t i = 0; i < n; i++)
         console_say(con, "  %s", ev[i]);
+    /* what was written for the reader, a line each: the figures, then the
+     * report beside them (report.h: report_write into RUN/report.html) */
     batch_end_plots(con, run, run_dir);
     console_say(con, "more       zkbench analyze %s (every memory layer, the capacity model); zkbench plot %s",
                 run_dir, run_dir);
