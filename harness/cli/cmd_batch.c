@@ -968,7 +968,7 @@ stopped:
         snprintf(how, sizeof how, ", all verified");
     /* with --quiet the summary's first line is the last word, unless the
      * diagnosis follows (cmd_batch: batch_end_diagnose) with its verdict */
-    bool verdict_follows = ran && !o.no_analyze && rc >= 0 && !res.proofs_failed && !res.interrupted;
+    bool verdict_follows = ran && !o.no_analyze && o.sample_ms && rc >= 0 && !res.proofs_failed && !res.interrupted;
     console_say(&con, "%s", "");
     if (verdict_follows)
         console_say(&con, "%s: %u of %u proofs%s", "done", res.proofs_done, o.pc.count, how);
@@ -1256,7 +1256,10 @@ int cmd_batch(int argc, char **argv)
     if (!o.no_analyze && (rc == 0 || rc == 3)) {
         console_t con;
         console_init(&con, stdout, o.quiet);
-        batch_end_diagnose(&con, out_dir);
+        if (o.sample_ms == 0)
+            console_say(&con, "diagnosis  none: --sample-ms 0 records no samples to diagnose");
+        else
+            batch_end_diagnose(&con, out_dir);
     }
     return rc;
 }

@@ -228,6 +228,11 @@ check(re.fullmatch(r"verdict    [a-z-]+: [^\n]+\n", out) is not None, f"--quiet:
 qj = json.load(open(f"{tmp}/quiet/run.json"))
 check(out.split()[1].rstrip(":") == qj.get("verdict", {}).get("verdict"), "--quiet: the verdict is not run.json's")
 
+# no samples, no diagnosis: --quiet still ends with one line
+rc, out, err = run(["batch", *SMALL, "--count", "1", "--quiet", "--sample-ms", "0", "--out", f"{tmp}/nosamples"])
+check(rc == 0 and err == "" and out == "done: 1 of 1 proofs, all verified\n",
+      f"--quiet --sample-ms 0: exit {rc}, stdout {out!r}, stderr {err!r}")
+
 # a run replaced with --force takes its figures with it (none of the old run's stay)
 rc, out, err = run(["batch", *SMALL, "--count", "1", "--quiet", "--no-analyze", "--force", "--out", f"{tmp}/quiet"])
 check(rc == 0, f"--force over a diagnosed run: exit {rc}: {err}")
