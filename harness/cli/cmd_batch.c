@@ -365,14 +365,15 @@ static void batch_rss(const struct batch_console *b, uint64_t *rss, uint64_t *pe
         *peak = *rss;
 }
 
+/* Between completions (done: batch_proof_done counted them, in order). */
 static void batch_progress(void *ctx, unsigned done, unsigned count)
 {
+    (void)done;
     (void)count;
     struct batch_console *b = ctx;
     int werr = b->sampler ? sampler_write_error(b->sampler) : 0;
     if (werr < 0)
         run_files_fail(b->rf, "samples.csv", werr); /* the pipeline stops on it */
-    (void)done; /* batch_proof_done counted them, in order */
     uint64_t rss, peak, occ[SAMPLER_OCC_COUNT];
     batch_rss(b, &rss, &peak);
     pipeline_occupancy(b->pl, occ);
