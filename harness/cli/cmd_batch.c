@@ -837,7 +837,10 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     }
     if (strcmp(backend, "gpu") == 0) {
         double tu = run_clock_now();
-        if ((rc = backend_gpu_new(&be, pk, 0, err, sizeof err)) < 0) {
+        console_phase(&con, "uploading the proving key to GPU 0");
+        rc = backend_gpu_new(&be, pk, 0, err, sizeof err);
+        console_phase_end(&con);
+        if (rc < 0) {
             if (strcmp(o.backend, "gpu") == 0) {
                 cli_error(1, "batch: --backend gpu: %s", err);
                 goto done;
