@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up and runs zkbench's main job on this machine: the
 # known-answer self-check, then a small batch on the embedded default
-# circuit (the GPU backend where there is one, else the CPU), its summary,
-# and where the files are.
+# circuit (the GPU backend where there is one, else the CPU) that ends with
+# its diagnosis: the verdict with the numbers behind it, the plots, and
+# where the files are (README, "Two commands").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -30,8 +30,10 @@
 #include "harness/run/run_clock.h"
 #include "harness/run/out_file.h"
 #include "harness/diagnose/analyze.h"
+#include "harness/cli/batch_end.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/console.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
 #include "harness/run/param_cache.h"
@@ -41,6 +43,7 @@
 #include "harness/run/run_outcome.h"
 #include "harness/run/sampler.h"
 #include "harness/run/sysinfo.h"
+#include "harness/run/units.h"
 #include "kernels/kernels.h"
 #include "prover/mem.h"
 #include "prover/parallel.h"
@@ -334,59 +337,59 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
 
 /* ---- console ---------------------------------------------------------------- */
 
-struct console {
-    bool tty;
+/* The pipeline's callbacks into the console (console.h), on the thread
+ * that runs the pipeline. */
+struct batch_console {
+    console_t *con;
     run_files_t *rf;
     sampler_t *sampler;
-    double t0;
-    unsigned last_done;
+    pipeline_t *pl;
 };
 
-static void fmt_gib(char *out, size_t cap, uint64_t bytes)
+/* RSS now and the peak so far: the sampler's, else /proc's. */
+static void batch_rss(const struct batch_console *b, uint64_t *rss, uint64_t *peak)
 {
-    snprintf(out, cap, "%.2f GiB", (double)bytes / (double)(1ull << 30));
-}
-
-/* GiB, or MiB below one GiB (a small cap reads "9.06 MiB", not "0.01 GiB"). */
-static void fmt_size(char *out, size_t cap, uint64_t bytes)
-{
-    if (bytes >= 1ull << 30)
-        fmt_gib(out, cap, bytes);
-    else
-        snprintf(out, cap, "%.2f MiB", (double)bytes / (double)(1ull << 20));
-}
-
-static void console_progress(void *ctx, unsigned done, unsigned count)
-{
-    struct console *c = ctx;
     sample_t x = {0};
-    uint64_t ticks = 0, peak = 0;
+    uint64_t ticks = 0;
     double med = 0;
-    int werr = c->sampler ? sampler_write_error(c->sampler) : 0;
-    if (werr < 0)
-        run_files_fail(c->rf, "samples.csv", werr); /* the pipeline stops on it */
-    if (c->sampler) {
-        sampler_latest(c->sampler, &x);
-        sampler_stats(c->sampler, &ticks, &med, &peak);
+    *rss = *peak = 0;
+    if (b->sampler) {
+        sampler_latest(b->sampler, &x);
+        sampler_stats(b->sampler, &ticks, &med, peak);
+        *rss = x.rss;
     } else {
-        sysinfo_rss(&x.rss, &peak);
+        sysinfo_rss(rss, peak);
     }
-    double el = run_clock_now() - c->t0;
-    char rss[32], pk[32];
-    fmt_gib(rss, sizeof rss, x.rss);
-    fmt_gib(pk, sizeof pk, peak);
-    if (c->tty) {
-        char eta[32] = "--";
-        if (done > 0 && done < count)
-            snprintf(eta, sizeof eta, "%.0f s", el / done * (count - done));
-        printf("\rproofs %u/%u  RSS %s  peak %s  %.2f s/proof  ETA %s   ", done, count, rss, pk,
-               done ? el / done : 0.0, eta);
-        fflush(stdout);
-    } else if (done != c->last_done) {
-        printf("proofs %u/%u done at %.1f s, RSS %s, peak %s\n", done, count, el, rss, pk);
-        fflush(stdout);
-    }
-    c->last_done = done;
+    if (*peak < *rss)
+        *peak = *rss;
+}
+
+/* Between completions (done: batch_proof_done counted them, in order). */
+static void batch_progress(void *ctx, unsigned done, unsigned count)
+{
+    (void)done;
+    (void)count;
+    struct batch_console *b = ctx;
+    int werr = b->sampler ? sampler_write_error(b->sampler) : 0;
+    if (werr < 0)
+        run_files_fail(b->rf, "samples.csv", werr); /* the pipeline stops on it */
+    uint64_t rss, peak, occ[SAMPLER_OCC_COUNT];
+    batch_rss(b, &rss, &peak);
+    pipeline_occupancy(b->pl, occ);
+    console_occ_t co = {.synthesizing = occ[SAMPLER_N_SYNTH], .waiting = occ[SAMPLER_N_BLOCKED],
+                        .queued = occ[SAMPLER_Q_GPU], .proving = occ[SAMPLER_N_GPU],
+                        .finishing = occ[SAMPLER_N_FINISH], .done = occ[SAMPLER_PARTITIONS_DONE]};
+    console_progress(b->con, &co, rss, peak);
+}
+
+static void batch_proof_done(void *ctx, const struct pipeline_proof *p)
+{
+    struct batch_console *b = ctx;
+    uint64_t rss, peak;
+    batch_rss(b, &rss, &peak);
+    console_proof_t cp = {.order = p->order, .proof = p->proof, .t_submit_ms = p->t_submit_ms,
+                          .t_done_ms = p->t_done_ms, .verified = p->verified};
+    console_proof(b->con, &cp, rss, peak);
 }
 
 /* The sampler's after_tick: buffers.csv rows once per tick. */
@@ -410,7 +413,8 @@ static void batch_metrics_end(const struct batch_opts *o, bool ran)
     static volatile sig_atomic_t no_wait = 1;
     volatile sig_atomic_t *stop = ran ? &stop_requested : &no_wait;
     if (metrics_export_address(o->mx) && o->metrics.linger_s && !*stop) {
-        printf("  metrics          serving the final values until scraped (at most %u s)\n", o->metrics.linger_s);
+        if (!o->quiet)
+            printf("  metrics          serving the final values until scraped (at most %u s)\n", o->metrics.linger_s);
         fflush(stdout);
     }
     char err[4400];
@@ -582,8 +586,12 @@ struct load_job {
     char params_path[4096];
     int status;     /* 0: loaded; else the exit status for msg */
     char msg[1100];
+    atomic_int phase; /* enum load_phase: what the loader is doing now */
+    char phase_text[4600]; /* what it is doing, for the console (set before phase) */
     atomic_bool done;
 };
+
+enum load_phase { LOAD_CIRCUIT, LOAD_PARAMS };
 
 static void *load_main(void *arg)
 {
@@ -607,6 +615,17 @@ static void *load_main(void *arg)
         j->status = 1;
         snprintf(j->msg, sizeof j->msg, "cannot prepare the circuit: %s", strerror(-rc));
     } else {
+        /* what the console says while it runs: a generation is the long one */
+        char path[4096];
+        if (o->params)
+            snprintf(j->phase_text, sizeof j->phase_text, "loading the parameters from %s", o->params);
+        else if (param_cache_params_path(path, sizeof path, j->circ, err, sizeof err) == 0 && access(path, R_OK) != 0)
+            snprintf(j->phase_text, sizeof j->phase_text,
+                     "generating the parameters of %.200s (once per circuit, kept in %s)", j->circ->spec, path);
+        else
+            snprintf(j->phase_text, sizeof j->phase_text, "loading the parameters of %.200s from the cache",
+                     j->circ->spec);
+        atomic_store(&j->phase, LOAD_PARAMS);
         /* an explicit file, or the cache (generated once per circuit); mapped
          * read-only from a layout cache, or decoded onto the heap */
         rc = o->params ? param_cache_open_file(&j->pk, o->params, j->shape, o->params_load, o->pc.threads, j->pinfo,
@@ -663,12 +682,19 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     if (o.pc.faults.no_purge && allocator_keep_freed(err, sizeof err) < 0)
         return cli_error(1, "batch: --inject no-purge: %s", err);
 
+    /* the run's start: the origin of every t_ms in its files and of every
+     * time on the console (run.json's started_at) */
     double t0 = run_clock_now();
+    char started_at[40];
+    run_clock_utc(started_at, t0);
+    console_t con;
+    console_init(&con, stdout, o.quiet);
+    console_start(&con, t0);
     run_files_t *rf = NULL;
     if (run_files_open(&rf, out_dir, t0, err, sizeof err) < 0)
         return cli_error(1, "batch: %s", err);
     mem_set_sink(run_files_mem_sink, rf);
-    if (strcmp(o.backend, "auto") == 0 && gpus == 0)
+    if (strcmp(o.backend, "auto") == 0 && gpus == 0 && !o.quiet)
         fprintf(stderr, "zkbench: batch: no CUDA device, using the CPU backend\n");
     sysinfo_t si;
     sysinfo_read(&si);
@@ -698,6 +724,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     json_object_set_new(root, "config", json_config(&o, backend, o.circuit, o.params ? o.params : ""));
     json_object_set_new(root, "machine", json_machine(&si));
     json_object_set_new(root, "versions", json_versions(&si));
+    json_object_set_new(root, "started_at", json_string(started_at));
     json_set_state(root, "running", false);
     if (run_files_write_json(rf, root, err, sizeof err) < 0)
         goto finish;
@@ -719,23 +746,50 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     double tp = run_clock_now();
     pthread_t loader;
     if (!stop_requested) {
+        atomic_init(&job.phase, LOAD_CIRCUIT);
         if (pthread_create(&loader, NULL, load_main, &job) != 0) {
             load_main(&job);
         } else {
             bool noted = false;
+            int phase = -1;
+            double phase_t = run_clock_now();
+            char what[4700];
             while (!atomic_load(&job.done)) {
                 if (stop_requested && !noted) {
                     /* recorded now: a second signal kills the process (on_signal) */
                     noted = true;
                     json_set_state(root, "interrupted", true);
                     run_files_write_json(rf, root, err, sizeof err);
+                    console_end_live(&con);
                     fprintf(stderr, "zkbench: batch: interrupted; stopping once the parameters are %s "
                                     "(again to quit at once)\n", o.params ? "loaded" : "loaded or generated");
+                }
+                /* a phase is said once it has lasted a second: a cached
+                 * load of a small circuit goes by without a line */
+                int now_phase = atomic_load(&job.phase);
+                if (now_phase != phase && con.phase[0])
+                    console_phase_end(&con);
+                if (now_phase != phase) {
+                    phase = now_phase;
+                    phase_t = run_clock_now();
+                }
+                if (!con.phase[0] && run_clock_now() - phase_t >= 1.0) {
+                    if (phase == LOAD_CIRCUIT)
+                        snprintf(what, sizeof what, "building the circuit %s", o.circuit);
+                    else
+                        snprintf(what, sizeof what, "%s", job.phase_text);
+                    console_phase(&con, what);
+                }
+                if (con.phase[0]) {
+                    uint64_t rss = 0, hwm = 0;
+                    sysinfo_rss(&rss, &hwm);
+                    console_phase_tick(&con, rss);
                 }
                 struct timespec ts = {0, 20 * 1000000L};
                 nanosleep(&ts, NULL);
             }
             pthread_join(loader, NULL);
+            console_phase_end(&con);
         }
         loaded = true;
         if (job.status) {
@@ -752,14 +806,18 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
             json_object_set_new(root, "circuit_shape", json_circuit_shape(shape));
         if (job.have_pinfo)
             json_object_set_new(root, "params", json_params(&pinfo));
-        printf("zkbench batch: %u proofs x %u partitions of %s (%s backend requested)\n", o.pc.count,
-               o.pc.partitions, circ->spec, o.backend);
+        if (shape)
+            console_say(&con, "circuit    %s: %llu constraints, domain %llu", circ->spec,
+                        (unsigned long long)shape->cs->num_constraints, (unsigned long long)shape->n);
+        else
+            console_say(&con, "circuit    %s", circ->spec);
         if (job.have_pinfo) {
             char line[8800];
             param_cache_describe(line, sizeof line, &pinfo);
-            printf("parameters %s (%s in %.1f s)\n", line, pinfo.generated ? "generated" : "loaded", run_clock_now() - tp);
+            console_say(&con, "parameters %s (%s in %.1f s)", line, pinfo.generated ? "generated" : "loaded",
+                        run_clock_now() - tp);
         } else {
-            printf("parameters %s\n", job.params_path);
+            console_say(&con, "parameters %s", job.params_path);
         }
     }
     if (stop_requested)
@@ -778,7 +836,10 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     }
     if (strcmp(backend, "gpu") == 0) {
         double tu = run_clock_now();
-        if ((rc = backend_gpu_new(&be, pk, 0, err, sizeof err)) < 0) {
+        console_phase(&con, "uploading the proving key to GPU 0");
+        rc = backend_gpu_new(&be, pk, 0, err, sizeof err);
+        console_phase_end(&con);
+        if (rc < 0) {
             if (strcmp(o.backend, "gpu") == 0) {
                 cli_error(1, "batch: --backend gpu: %s", err);
                 goto done;
@@ -786,16 +847,16 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
             fprintf(stderr, "zkbench: batch: %s; using the CPU backend\n", err);
             backend = "cpu";
         } else {
-            printf("proving key resident on GPU 0 (uploaded in %.1f s)\n", run_clock_now() - tu);
+            console_say(&con, "proving key resident on GPU 0 (uploaded in %.1f s)", run_clock_now() - tu);
         }
     }
     json_object_set_new(root, "config", json_config(&o, backend, circ->spec, job.params_path));
 
-    struct console con = {.tty = isatty(STDOUT_FILENO), .rf = rf};
+    struct batch_console bc = {.con = &con, .rf = rf};
     struct pipeline_env env = {.circ = circ, .pk = pk, .shape = shape, .pvk = pvk, .backend = be, .rf = rf,
                                .t0 = t0,
-                               .stop_flag = &stop_requested, .progress = console_progress,
-                               .progress_ctx = &con};
+                               .stop_flag = &stop_requested, .progress = batch_progress,
+                               .proof_done = batch_proof_done, .progress_ctx = &bc};
     if ((rc = pipeline_new(&pl, &o.pc, &env)) < 0) {
         cli_error(1, "batch: out of memory");
         goto done;
@@ -824,13 +885,15 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         json_set_state(root, "running", false);
     run_files_write_json(rf, root, err, sizeof err);
 
-    con.sampler = sampler;
-    con.t0 = run_clock_now();
+    bc.sampler = sampler;
+    bc.pl = pl;
     ran = true;
+    console_say(&con, "proving    %u proof%s on the %s backend (pw %u, concurrency %u)%s", o.pc.count,
+                o.pc.count == 1 ? "" : "s", backend, o.pc.pw, o.pc.concurrency, con.tty ? "" : "; a line per proof");
+    console_work(&con, o.pc.count, o.pc.partitions);
     if (run_files_error(rf, NULL, 0) == 0)
         rc = pipeline_run(pl, &res);
-    if (con.tty)
-        printf("\n");
+    console_end_live(&con);
 
     peak = base.rss;
     if (sampler) {
@@ -891,9 +954,9 @@ stopped:
     }
 
     char b1[32], b2[32], b3[32];
-    fmt_gib(b1, sizeof b1, base.rss);
-    fmt_gib(b2, sizeof b2, peak);
-    fmt_gib(b3, sizeof b3, peak - (peak > base.rss ? base.rss : peak));
+    fmt_bytes(b1, (double)base.rss);
+    fmt_bytes(b2, (double)peak);
+    fmt_bytes(b3, (double)(peak - (peak > base.rss ? base.rss : peak)));
     /* "all verified" only when there are proofs and all of them were */
     char how[64];
     if (res.proofs_failed)
@@ -906,18 +969,30 @@ stopped:
         snprintf(how, sizeof how, ", the %u done verified", res.proofs_done);
     else
         snprintf(how, sizeof how, ", all verified");
-    printf("\n%s: %u of %u proofs%s\n", res.interrupted ? "interrupted" : "done", res.proofs_done, o.pc.count, how);
+    /* with --quiet the summary's first line is the last word, unless the
+     * diagnosis follows (cmd_batch: batch_end_diagnose) with its verdict */
+    bool verdict_follows = ran && !o.no_analyze && o.sample_ms && rc >= 0 && !res.proofs_failed && !res.interrupted;
+    console_say(&con, "%s", "");
+    if (verdict_follows)
+        console_say(&con, "%s: %u of %u proofs%s", "done", res.proofs_done, o.pc.count, how);
+    else
+        console_final(&con, "%s: %u of %u proofs%s", res.interrupted ? "interrupted" : "done", res.proofs_done,
+                      o.pc.count, how);
     if (ran) {
-        printf("  proof wall time  avg %.2f s, min %.2f s, max %.2f s\n", res.proof_ms_avg / 1e3,
-               res.proof_ms_min / 1e3, res.proof_ms_max / 1e3);
-        printf("  throughput       %.2f proofs/min, %.2f s/proof (%.1f s in all)\n", per_min, s_per_proof,
-               res.wall_s);
-        printf("  memory           baseline RSS %s, peak RSS %s (+%s)\n", b1, b2, b3);
+        console_say(&con, "  proof wall time  avg %.2f s, min %.2f s, max %.2f s", res.proof_ms_avg / 1e3,
+                    res.proof_ms_min / 1e3, res.proof_ms_max / 1e3);
+        console_say(&con, "  throughput       %.2f proofs/min, %.2f s/proof (%.1f s from the first proof's start)",
+                    per_min, s_per_proof, res.wall_s);
+        if (res.proofs_done)
+            console_say(&con, "  timeline         proofs from %.2f s, the last done at %.2f s (the CSVs' clock: s "
+                              "since started_at in run.json)",
+                        con.t_work - t0, con.last_done_ms / 1e3);
+        console_say(&con, "  memory           baseline RSS %s, peak RSS %s (+%s)", b1, b2, b3);
     }
     if (ticks)
-        printf("  sampler          %llu ticks every %u ms, median tick %.0f us\n", (unsigned long long)ticks,
-               o.sample_ms, med_tick);
-    printf("  files            %s/\n", out_dir);
+        console_say(&con, "  sampler          %llu ticks every %u ms, median tick %.0f us", (unsigned long long)ticks,
+                    o.sample_ms, med_tick);
+    console_say(&con, "  files            %s/", out_dir);
     if (rc < 0)
         status = cli_error(1, "batch: the prover failed: %s", strerror(-rc));
     else if (res.proofs_failed)
@@ -1029,8 +1104,8 @@ static int batch_capped_finish(const struct batch_opts *o, const char *out_dir, 
     /* the peak the limit applies to: the cgroup's (RSS counts file pages
      * charged elsewhere, and misses page cache and kernel memory) */
     char lim[32], pk[32];
-    fmt_size(lim, sizeof lim, o->mem_limit);
-    fmt_size(pk, sizeof pk, have && after.peak ? after.peak : peak);
+    fmt_bytes(lim, (double)o->mem_limit);
+    fmt_bytes(pk, (double)(have && after.peak ? after.peak : peak));
     if (oom)
         return cli_error(3, "batch: OOM-killed under --mem-limit %s at peak %s after %lld of %u proofs; files in %s/",
                          lim, pk, (long long)done, o->pc.count, out_dir);
@@ -1111,6 +1186,25 @@ static int batch_check(const struct batch_opts *o)
     return -1;
 }
 
+/* The header, at once: what runs, where its files go (before the
+ * parameters, which may take minutes). */
+static void batch_header(const struct batch_opts *o, const char *out_dir)
+{
+    console_t con;
+    console_init(&con, stdout, o->quiet);
+    if (metrics_export_address(o->mx)) /* first: a scraper waits for it */
+        console_say(&con, "metrics at http://%s/metrics", metrics_export_address(o->mx));
+    console_say(&con, "zkbench batch: %u proof%s of %s, %u partition%s each; pw %u, concurrency %u, backend %s",
+                o->pc.count, o->pc.count == 1 ? "" : "s", o->circuit, o->pc.partitions,
+                o->pc.partitions == 1 ? "" : "s", o->pc.pw, o->pc.concurrency, o->backend);
+    console_say(&con, "files      %s/", out_dir);
+    if (o->mem_limit) {
+        char b[32];
+        console_say(&con, "memory cap %s (a memory cgroup; an OOM kill ends the run with exit 3)",
+                    fmt_bytes(b, (double)o->mem_limit));
+    }
+}
+
 int cmd_batch_check(int argc, char **argv)
 {
     struct batch_opts o;
@@ -1152,17 +1246,23 @@ int cmd_batch(int argc, char **argv)
         metrics_export_free(o.mx);
         return cli_error(2, "batch: %s", err);
     }
-    if (metrics_export_address(o.mx)) {
-        printf("metrics at http://%s/metrics\n", metrics_export_address(o.mx));
-        fflush(stdout);
-    }
+    batch_header(&o, out_dir);
     if (!cap) {
         rc = batch_run(&o, out_dir, NULL);
-        metrics_export_free(o.mx);
-        return rc;
+    } else {
+        rc = batch_capped(&o, out_dir, cap);
+        memcap_free(cap);
     }
-    rc = batch_capped(&o, out_dir, cap);
-    memcap_free(cap);
     metrics_export_free(o.mx);
+    /* the diagnosis of a batch that ran to its end (or to an OOM kill
+     * under --mem-limit): the verdict, its evidence, the plots */
+    if (!o.no_analyze && (rc == 0 || rc == 3)) {
+        console_t con;
+        console_init(&con, stdout, o.quiet);
+        if (o.sample_ms == 0)
+            console_say(&con, "diagnosis  none: --sample-ms 0 records no samples to diagnose");
+        else
+            batch_end_diagnose(&con, out_dir);
+    }
     return rc;
 }

@@ -34,6 +34,7 @@
 #include "harness/run/cgroup_stat.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/console.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
 #include "harness/run/nvml_gpu.h"
@@ -43,16 +44,24 @@
 #include "harness/run/sampler.h"
 #include "harness/trace/trace_collect.h"
 #include "harness/trace/trace_env.h"
+#include "harness/run/units.h"
 #include "harness/run/watch_mark.h"
 #include "harness/version.h"
 #include "kernels/kernels.h"
 
 static volatile sig_atomic_t watch_stop;
+/* set by SIGINT/SIGTERM and never cleared: run.json's interrupted, however
+ * the watched command then ended (a terminal's Ctrl-C reaches it too, and
+ * it may be gone before the loop sees watch_stop) */
+static volatile sig_atomic_t watch_signalled;
+/* the dispositions watch found, which a command it starts gets back */
+static struct sigaction watch_old_int, watch_old_term;
 
 static void on_signal(int sig)
 {
     (void)sig;
     watch_stop = 1;
+    watch_signalled = 1;
 }
 
 enum {
@@ -223,6 +232,8 @@ static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap, const watch_
     }
     if (pid == 0) {
         close(pipefd[0]);
+        sigaction(SIGINT, &watch_old_int, NULL);
+        sigaction(SIGTERM, &watch_old_term, NULL);
         if (mark)
             watch_mark_child(mark);
         int what[2] = {0, cap ? memcap_enter(cap, 0) : 0}; /* {stage, -errno}: 0 the cgroup, 1 exec */
@@ -277,13 +288,14 @@ static void watch_metrics_command(char *out, size_t cap, char **cmd, pid_t pid)
             out[i] = ' ';
 }
 
-/* GiB, or MiB below one GiB. */
-static void fmt_size(char *out, size_t cap, uint64_t bytes)
+/* A rate for people: "+1.20 MiB/s", "-512 B/s". Returns buf. */
+static const char *fmt_rate(char buf[40], double bytes_per_s)
 {
-    if (bytes >= 1ull << 30)
-        snprintf(out, cap, "%.2f GiB", (double)bytes / (double)(1ull << 30));
-    else
-        snprintf(out, cap, "%.2f MiB", (double)bytes / (double)(1ull << 20));
+    char b[32];
+    if (bytes_per_s > -0.5 && bytes_per_s < 0.5) /* no "-0 B/s" */
+        bytes_per_s = 0;
+    snprintf(buf, 40, "%s%s/s", bytes_per_s > 0 ? "+" : "", fmt_bytes(b, bytes_per_s));
+    return buf;
 }
 
 /* The files and readers of the tree, cgroup, GPU and mark columns, made
@@ -336,11 +348,28 @@ static void watch_json_add(json_t *root, const struct watch_opts *w, const struc
         json_object_set_new(json_object_get(root, "summary"), "proofs_done", json_integer((json_int_t)marks));
 }
 
+/* The live line (a terminal) or a line every heartbeat (elsewhere). */
+static void watch_console_tick(console_t *con, sampler_t *s)
+{
+    sample_t x = {0};
+    uint64_t ticks = 0, peak = 0;
+    double med = 0;
+    sampler_latest(s, &x);
+    sampler_stats(s, &ticks, &med, &peak);
+    console_watch(con, x.rss, peak > x.rss ? peak : x.rss);
+}
+
 /* Watches until the process ends; cap: the command's cgroup, or NULL. */
 static int watch_run(const struct watch_opts *w, const memcap_t *cap)
 {
     char **cmd = w->cmd;
     char dir[4096], derr[4400];
+    /* from the start: a signal at any point ends the watch as an
+     * interruption (the command forked below gets the default back at exec) */
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &watch_old_int);
+    sigaction(SIGTERM, &sa, &watch_old_term);
     if (run_dir_create(dir, sizeof dir, w->out, "watch-", w->force, derr, sizeof derr) < 0)
         return cli_error(2, "watch: %s", derr);
     char cmdline[1024] = "";
@@ -403,11 +432,24 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         }
     }
 
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* the run's start: the origin of samples.csv's t_ms and of the times
+     * on the console (run.json's started_at) */
     double t0 = run_clock_now();
+    char started_at[40];
+    run_clock_utc(started_at, t0);
+    /* a command's output is the user's: nothing of watch's comes before
+     * it or between its lines, only the summary after it */
+    console_t con;
+    console_init(&con, stdout, w->quiet);
+    console_start(&con, t0);
+    if (!cmd) {
+        if (pid)
+            console_say(&con, "zkbench watch: process %d every %llu ms until it exits or Ctrl-C; files in %s/",
+                        (int)pid, (unsigned long long)w->period, dir);
+        else
+            console_say(&con, "zkbench watch: cgroup %s every %llu ms until Ctrl-C; files in %s/",
+                        cgroup_stat_path(w->cg), (unsigned long long)w->period, dir);
+    }
     if (w->mark && watch_mark_start(w->mark, pid, t0) < 0)
         cli_error(0, "watch: --mark: cannot start the output reader; lines are not counted");
     struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .smaps_rollup = w->smaps, .t0 = t0,
@@ -454,9 +496,14 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                 break;
             watch_stop = 0;
         }
+        if (!cmd && s)
+            watch_console_tick(&con, s);
         struct timespec ts = {0, 20 * 1000000L};
         nanosleep(&ts, NULL);
     }
+    if (watch_signalled)
+        interrupted = true;
+    console_end_live(&con);
     uint64_t ticks = 0, peak = 0;
     double med = 0;
     if (s)
@@ -515,6 +562,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                              "interrupted", interrupted, "status",
                              write_rc < 0 ? "failed" : oom ? "oom-killed" : "complete", "outcome",
                              outcome);
+    json_object_set_new(root, "started_at", json_string(started_at));
     if (have_trend)
         json_object_set_new(root, "trend",
                             json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:b}", "verdict", verdict,
@@ -542,43 +590,45 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     int save_rc = run_outcome_save(dir, root, err, sizeof err);
     json_decref(root);
 
+    char b1[32], b2[32], b3[32], r1[40], r2[40], r3[40];
     if (!cmd && !pid)
-        printf("watched cgroup %s for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
-               cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, (unsigned long long)w->period, med);
+        console_say(&con, "watched cgroup %s for %.1f s: %llu samples every %llu ms (median tick %.0f us)%s",
+                    cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, (unsigned long long)w->period, med,
+                    interrupted ? ", interrupted" : "");
     else
-        printf("watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)\n",
-               cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks,
-               (unsigned long long)w->period, med);
+        console_say(&con, "watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)%s",
+                    cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks,
+                    (unsigned long long)w->period, med, interrupted ? ", interrupted" : "");
     if (w->mark)
-        printf("  marks      %llu lines matched --mark (proofs_done; marks.csv)\n", (unsigned long long)marks);
-    printf("  RSS first %.1f MiB, last %.1f MiB, peak %.1f MiB\n", first / 1048576, last / 1048576,
-           (double)peak / 1048576);
+        console_say(&con, "  marks      %llu lines matched --mark (proofs_done; marks.csv)", (unsigned long long)marks);
+    console_say(&con, "  RSS first %s, last %s, peak %s", fmt_bytes(b1, first), fmt_bytes(b2, last),
+                fmt_bytes(b3, (double)peak));
     if (have_trend) {
-        printf("  trend      %+.2f MiB/s (95%% CI %+.2f .. %+.2f)\n", tr.slope / 1048576, tr.slope_lo / 1048576,
-               tr.slope_hi / 1048576);
-        printf("  floors     %+.2f MiB/s over %zu windows (95%% CI %+.2f .. %+.2f)\n", tr.floor_slope / 1048576,
-               tr.n_windows, tr.floor_lo / 1048576, tr.floor_hi / 1048576);
-        printf("  verdict    %s%s\n", verdict,
-               strcmp(verdict, "growing") == 0   ? ": memory keeps growing (a leak, or a cache without bound)"
-               : strcmp(verdict, "bounded") == 0 ? ": it grew, then stopped (a bounded cache is not a leak)"
-                                                 : ": no significant growth");
+        console_say(&con, "  trend      %s (95%% CI %s .. %s)", fmt_rate(r1, tr.slope), fmt_rate(r2, tr.slope_lo),
+                    fmt_rate(r3, tr.slope_hi));
+        console_say(&con, "  floors     %s over %zu windows (95%% CI %s .. %s)", fmt_rate(r1, tr.floor_slope),
+                    tr.n_windows, fmt_rate(r2, tr.floor_lo), fmt_rate(r3, tr.floor_hi));
+        console_final(&con, "%sverdict    %s%s", w->quiet ? "" : "  ", verdict,
+                      strcmp(verdict, "growing") == 0   ? ": memory keeps growing (a leak, or a cache without bound)"
+                      : strcmp(verdict, "bounded") == 0 ? ": it grew, then stopped (a bounded cache is not a leak)"
+                                                        : ": no significant growth");
     } else {
-        printf("  verdict    too few samples for a trend (run longer or lower --sample-ms)\n");
+        console_final(&con, "%sverdict    too few samples for a trend (run longer or lower --sample-ms)",
+                      w->quiet ? "" : "  ");
     }
     if (w->trace && trace_rc == 0) {
-        printf("  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %.2f MiB%s\n",
-               tsum.n_files, tsum.n_killed ? " (some ended without exit)" : "", tsum.n_buffers,
-               (unsigned long long)w->trace_min, tsum.n_sites, (double)tsum.never_freed_bytes / 1048576,
-               tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
+        console_say(&con, "  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %s%s",
+                    tsum.n_files, tsum.n_killed ? " (some ended without exit)" : "", tsum.n_buffers,
+                    (unsigned long long)w->trace_min, tsum.n_sites, fmt_bytes(b1, (double)tsum.never_freed_bytes),
+                    tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
         for (size_t i = 0; i < tsum.n_top; i++)
-            printf("    never freed %10.2f MiB in %llu allocation(s) at %s\n",
-                   (double)tsum.top[i].never_freed_bytes / 1048576, (unsigned long long)tsum.top[i].n_never_freed,
-                   tsum.top[i].site);
+            console_say(&con, "    never freed %10s in %llu allocation(s) at %s",
+                        fmt_bytes(b1, (double)tsum.top[i].never_freed_bytes),
+                        (unsigned long long)tsum.top[i].n_never_freed, tsum.top[i].site);
         if (!tsum.n_files)
-            printf("    no process was traced (a statically linked or setuid program ignores LD_PRELOAD)\n");
+            console_say(&con, "    no process was traced (a statically linked or setuid program ignores LD_PRELOAD)");
     }
-    printf("  files      %s/\n", dir);
-    fflush(stdout);
+    console_say(&con, "  files      %s/", dir);
     if (write_rc < 0)
         return cli_error(1, "watch: %s%s", derr, save_rc < 0 ? "; run.json not written" : " (run.json says failed)");
     if (trace_rc < 0) /* a damaged trace file is bad input (2); anything else, 1 */
@@ -587,8 +637,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         return cli_error(1, "watch: %s", err);
     if (oom) {
         char lim[32], pk[32];
-        fmt_size(lim, sizeof lim, w->mem_limit);
-        fmt_size(pk, sizeof pk, after.peak ? after.peak : peak);
+        fmt_bytes(lim, (double)w->mem_limit);
+        fmt_bytes(pk, (double)(after.peak ? after.peak : peak));
         return cli_error(3, "watch: the command was OOM-killed under --mem-limit %s at peak %s; files in %s/", lim, pk,
                          dir);
     }
@@ -631,10 +681,9 @@ int cmd_watch(int argc, char **argv)
     uint64_t trace_min = 1u << 20;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
-    bool smaps = false, gpu = false, force = false;
+    bool smaps = false, gpu = false, force = false, quiet = false;
     struct metrics_opts mo;
     metrics_opts_init(&mo);
-    bool quiet = false;
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_watch, argc, argv);
     int c;
@@ -713,7 +762,7 @@ int cmd_watch(int argc, char **argv)
     if (rc == 0 && metrics_export_new(&mx, &mo, err, sizeof err) < 0)
         rc = cli_error(2, "watch: %s", err);
     if (rc == 0 && mx) {
-        if (metrics_export_address(mx)) {
+        if (metrics_export_address(mx) && !quiet) {
             printf("metrics at http://%s/metrics\n", metrics_export_address(mx));
             fflush(stdout);
         }
@@ -730,7 +779,7 @@ int cmd_watch(int argc, char **argv)
     if (rc == 0)
         rc = watch_capped(&w);
     if (mx) {
-        if (w.metrics && metrics_export_address(mx) && mo.linger_s && !watch_stop) {
+        if (w.metrics && metrics_export_address(mx) && mo.linger_s && !watch_stop && !quiet) {
             printf("  metrics    serving the final values until scraped (at most %u s)\n", mo.linger_s);
             fflush(stdout);
         }

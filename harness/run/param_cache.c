@@ -58,6 +58,20 @@ static void cache_name(char *out, size_t cap, const circuit_t *circ)
     out[k] = 0;
 }
 
+int param_cache_params_path(char *out, size_t cap, const circuit_t *circ, char *err, size_t err_cap)
+{
+    char dir[4096], name[512];
+    int rc = param_cache_dir(dir, sizeof dir, err, err_cap);
+    if (rc < 0)
+        return rc;
+    cache_name(name, sizeof name, circ);
+    if ((size_t)snprintf(out, cap, "%s/%s.params", dir, name) >= cap) {
+        snprintf(err, err_cap, "parameter cache path too long");
+        return -ENAMETOOLONG;
+    }
+    return 0;
+}
+
 static int too_long(char *err, size_t err_cap)
 {
     snprintf(err, err_cap, "parameter cache path too long");

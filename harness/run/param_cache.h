@@ -84,6 +84,11 @@ int param_cache_map_path(char *out, size_t cap, const char *path, char *err, siz
  * was one. */
 void param_cache_describe(char *out, size_t cap, const struct param_cache_info *info);
 
+/* Where param_cache_open keeps circ's parameters (CACHE/NAME.params; the
+ * folder is created), so a caller can say before the call whether it will
+ * load them or generate them. -errno with err set. */
+int param_cache_params_path(char *out, size_t cap, const circuit_t *circ, char *err, size_t err_cap);
+
 /* The heap mode of param_cache_open with its former interface, kept for
  * callers not yet given a mode: *generated, and the .params path. */
 int param_cache_load(groth16_params_t **ret, const circuit_t *circ, const groth16_shape_t *shape,

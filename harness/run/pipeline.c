@@ -34,6 +34,7 @@ struct queue {
 struct proof_state {
     double t_submit, t_start, t_done;
     unsigned parts_done;
+    int verified; /* as written to proofs.csv */
     bool started, failed;
     groth16_proof_t *proofs; /* partitions */
     fr_t *inputs;            /* partitions x n_inputs */
@@ -56,6 +57,8 @@ struct pipeline {
     struct queue synth_q, prove_q, finish_q;
     struct proof_state *proofs;
     unsigned admitted, in_flight, done, failed;
+    unsigned *done_order; /* proofs in the order they completed (done of them) */
+    unsigned reported;    /* of done_order, handed to env.proof_done */
     bool stopping, closing;
     int error;
     struct delayed *delayed;
@@ -380,6 +383,8 @@ static void complete_proof(struct pipeline *p, int proof, const char *worker)
     ps->proofs = NULL;
     ps->inputs = NULL;
     pthread_mutex_lock(&p->lock);
+    ps->verified = verified;
+    p->done_order[p->done] = (unsigned)proof;
     p->done++;
     p->in_flight--;
     if (verified == 0) {
@@ -458,9 +463,10 @@ int pipeline_new(pipeline_t **ret, const struct pipeline_config *cfg, const stru
     p->n_inputs = env->circ->r1cs->num_inputs - 1;
     p->prove_q.cap = cfg->gpu_queue;
     p->proofs = calloc(cfg->count, sizeof *p->proofs);
+    p->done_order = calloc(cfg->count, sizeof *p->done_order);
     p->n_threads = cfg->pw + cfg->gpu_workers + cfg->finish_workers;
     p->threads = calloc(p->n_threads, sizeof *p->threads);
-    if (!p->proofs || !p->threads) {
+    if (!p->proofs || !p->threads || !p->done_order) {
         pipeline_free(p);
         return -ENOMEM;
     }
@@ -481,6 +487,7 @@ void pipeline_free(pipeline_t *p)
         }
     }
     free(p->proofs);
+    free(p->done_order);
     free(p->threads);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->cond);
@@ -549,6 +556,25 @@ static int start_threads(struct pipeline *p, struct worker_arg *args)
     return 0;
 }
 
+/* Hands the proofs completed since the last call to env.proof_done, in
+ * the order they completed (called and returning with p->lock held; the
+ * callback runs without it). */
+static void report_done_locked(struct pipeline *p)
+{
+    while (p->reported < p->done) {
+        const struct proof_state *ps = &p->proofs[p->done_order[p->reported]];
+        struct pipeline_proof info = {.proof = p->done_order[p->reported], .order = p->reported + 1,
+                                      .t_submit_ms = ps->t_submit, .t_start_ms = ps->t_start,
+                                      .t_done_ms = ps->t_done, .verified = ps->verified};
+        p->reported++;
+        if (!p->env.proof_done)
+            continue;
+        pthread_mutex_unlock(&p->lock);
+        p->env.proof_done(p->env.progress_ctx, &info);
+        pthread_mutex_lock(&p->lock);
+    }
+}
+
 int pipeline_run(pipeline_t *p, struct pipeline_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -593,7 +619,8 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
             ts.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&p->cond, &p->lock, &ts);
-        unsigned done = p->done;
+        report_done_locked(p);
+        unsigned done = p->reported;
         pthread_mutex_unlock(&p->lock);
         run_delayed(p, false);
         if (p->env.progress)
@@ -607,6 +634,14 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
         if (p->threads[i])
             pthread_join(p->threads[i], NULL);
     free(args);
+    /* proofs completed after the loop's last look (an interruption lets
+     * the ones in their last stage finish) */
+    pthread_mutex_lock(&p->lock);
+    report_done_locked(p);
+    unsigned reported = p->reported;
+    pthread_mutex_unlock(&p->lock);
+    if (p->env.progress)
+        p->env.progress(p->env.progress_ctx, reported, p->cfg.count);
     /* what an interruption left in the queues */
     struct part *x, *dropped = NULL;
     pthread_mutex_lock(&p->lock);

@@ -52,6 +52,14 @@ struct pipeline_config {
     struct pipeline_faults faults;
 };
 
+/* A completed proof, as proofs.csv has it (times: ms since env.t0). */
+struct pipeline_proof {
+    unsigned proof;            /* its index in the batch (proofs.csv's proof) */
+    unsigned order;            /* 1 for the first to complete, ... */
+    double t_submit_ms, t_start_ms, t_done_ms;
+    int verified;              /* 1, 0, or -1 when not verified */
+};
+
 struct pipeline_env {
     const circuit_t *circ;
     const groth16_params_t *pk;
@@ -63,6 +71,11 @@ struct pipeline_env {
     volatile sig_atomic_t *stop_flag; /* set by SIGINT/SIGTERM */
     /* progress: called by the coordinator about every 200 ms */
     void (*progress)(void *ctx, unsigned proofs_done, unsigned count);
+    /* proof_done: called by the coordinator once per completed proof, in
+     * the order they completed, before the progress call that counts it;
+     * the times are the ones written to proofs.csv. Both run on the
+     * thread that called pipeline_run, so a console needs no lock. */
+    void (*proof_done)(void *ctx, const struct pipeline_proof *proof);
     void *progress_ctx;
 };
 

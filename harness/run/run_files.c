@@ -64,6 +64,12 @@ static const char *const run_names[] = {
     "run.json", "samples.csv", "buffers.csv", "stages.csv", "proofs.csv",
     "sweep.csv", "sweep.md", "sweep-model.csv", "verdict.json", NULL,
 };
+/* made from a run (batch's diagnosis, plot, report): removed with it by
+ * --force, so a replaced run never shows the old run's figures */
+static const char *const run_derived[] = {
+    "memory.png", "memory.svg", "kinds.png", "kinds.svg", "buffers.png", "buffers.svg",
+    "sweep.png", "sweep.svg", "report.html", NULL,
+};
 
 /* mkdir of dir with its parents; the last component must be new (EEXIST
  * comes back). */
@@ -131,6 +137,15 @@ int run_dir_create(char *dir, size_t cap, const char *out, const char *prefix, b
             return -EEXIST;
         }
         if (unlink(path) != 0) {
+            int e = errno;
+            snprintf(err, errlen, "--force: cannot remove %s: %s", path, strerror(e));
+            return -e;
+        }
+    }
+    for (int i = 0; force && run_derived[i]; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, run_derived[i]);
+        if (unlink(path) != 0 && errno != ENOENT) {
             int e = errno;
             snprintf(err, errlen, "--force: cannot remove %s: %s", path, strerror(e));
             return -e;

@@ -6,21 +6,23 @@
 #ifndef ZKB_UNITS_H
 #define ZKB_UNITS_H
 
-#include <math.h>
 #include <stdio.h>
+
+/* No <math.h> here: its FP_ZERO collides with prover/field/fp.h's, and
+ * the console formats sizes in files that include the prover. */
 
 /* Writes bytes into buf (32 bytes) and returns buf. Three significant
  * digits from KiB up; negative values (a drop) keep their sign. */
 static inline const char *fmt_bytes(char buf[32], double bytes)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = fabs(bytes);
+    double v = bytes < 0 ? -bytes : bytes;
     int u = 0;
     while (v >= 1024.0 && u < 5) {
         v /= 1024.0;
         u++;
     }
-    if (!isfinite(bytes))
+    if (!(bytes - bytes == 0)) /* NaN or infinite */
         snprintf(buf, 32, "? B");
     else if (u == 0)
         snprintf(buf, 32, "%s%.0f B", bytes < 0 ? "-" : "", v);

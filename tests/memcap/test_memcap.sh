@@ -160,7 +160,7 @@ for i in range(512):
 ' >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc -eq 3 ] || fail "watch of a 512 MiB allocator under 64M: exit $rc, expected 3: $(cat "$tmp/err")"
-grep -q "^zkbench: watch: the command was OOM-killed under --mem-limit 64.00 MiB" "$tmp/err" || fail "watch OOM line: $(cat "$tmp/err")"
+grep -q "^zkbench: watch: the command was OOM-killed under --mem-limit 64.0 MiB" "$tmp/err" || fail "watch OOM line: $(cat "$tmp/err")"
 [ "$(json "$tmp/w-oom" 'j["outcome"], j["mem_limit"], j["memory_events"]["oom_kill"] >= 1')" = "('oom-killed', 67108864, True)" ] \
   || fail "watch OOM: run.json"
 [ ! -e "$tmp/w-oom/.run.json.tmp" ] || fail "watch OOM: .run.json.tmp left behind"

@@ -1,0 +1,128 @@
+/*
+ * The console's arithmetic (harness/cli/console.h) against values worked
+ * out by hand: the ETA's deadline from planted completion times (it counts
+ * down, moves earlier at a completion, never later unless overdue, is never
+ * negative), the duration format, and the live line's sizes in auto units.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/cli/console.h"
+
+static int fails;
+
+#define CHECK(cond, ...)                                                                                             \
+    do {                                                                                                             \
+        if (!(cond)) {                                                                                               \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                          \
+            fprintf(stderr, __VA_ARGS__);                                                                            \
+            fputc('\n', stderr);                                                                                     \
+            fails++;                                                                                                 \
+        }                                                                                                            \
+    } while (0)
+
+static void near(double got, double want, const char *what)
+{
+    CHECK(fabs(got - want) < 1e-9, "%s: %.9f, expected %.9f", what, got, want);
+}
+
+static void check_duration(double s, const char *want)
+{
+    char b[32];
+    console_fmt_duration(b, s);
+    CHECK(strcmp(b, want) == 0, "duration %.3f: '%s', expected '%s'", s, b, want);
+}
+
+int main(void)
+{
+    check_duration(0, "0 s");
+    check_duration(0.2, "1 s"); /* rounded up: 0 s only when due */
+    check_duration(59, "59 s");
+    check_duration(59.5, "1m00s");
+    check_duration(61, "1m01s");
+    check_duration(3599, "59m59s");
+    check_duration(3599.2, "1h00m");
+    check_duration(7445, "2h04m"); /* hours and whole minutes */
+    check_duration(NAN, "--");
+    check_duration(-1, "--");
+
+    /* 4 proofs; work from t = 0 */
+    console_eta_t e;
+    console_eta_init(&e);
+    CHECK(isnan(console_eta_left(&e, 5)), "unknown before the first completion");
+    console_eta_update(&e, 10, 0, 10, 1, 4); /* 10 s for the first: 3 x 10 s left */
+    near(console_eta_left(&e, 10), 30, "after proof 1");
+    near(console_eta_left(&e, 25), 15, "counting down");
+    /* proof 2 at 26: mean 16 s since the first, 2 left: deadline 58 > 40, kept at 40 */
+    console_eta_update(&e, 26, 0, 10, 2, 4);
+    near(console_eta_left(&e, 26), 14, "a slower proof does not move the deadline later");
+    /* proof 3 at 28: mean 9, last 2: 9 per proof, 1 left: deadline 37 < 40 */
+    console_eta_update(&e, 28, 0, 10, 3, 4);
+    near(console_eta_left(&e, 28), 9, "a faster pace moves it earlier");
+    CHECK(!e.overdue, "not overdue before the deadline");
+    near(console_eta_left(&e, 40), 0, "never negative");
+    CHECK(e.overdue, "overdue once the deadline passed with a proof left");
+    /* done: 0 at once */
+    console_eta_update(&e, 45, 0, 10, 4, 4);
+    near(console_eta_left(&e, 45), 0, "all done");
+    CHECK(!e.overdue, "not overdue when done");
+
+    /* overdue, then renewed (later) by the next completion */
+    console_eta_init(&e);
+    console_eta_update(&e, 2, 0, 2, 1, 5); /* deadline 2 + 4 x 2 = 10 */
+    near(console_eta_left(&e, 11), 0, "overdue");
+    console_eta_update(&e, 12, 0, 2, 2, 5); /* mean 10, 3 left: deadline 42 */
+    near(console_eta_left(&e, 12), 30, "renewed after overdue");
+    /* the slower of the mean and the last interval: mean (20-2)/2 = 9, last 8 */
+    console_eta_update(&e, 20, 0, 2, 3, 5); /* 9 x 2 = 18: deadline 38 < 42 */
+    near(console_eta_left(&e, 20), 18, "mean interval");
+    console_eta_update(&e, 34, 0, 2, 4, 5); /* mean 32/3 = 10.67, last 14: 14 x 1 = 48 > 38: kept */
+    near(console_eta_left(&e, 34), 4, "kept when the estimate is later");
+
+    /* the same sequence drawn as live lines: the ETA seconds never rise
+     * between two overdue states, and no size below 1 GiB reads as GiB */
+    char path[] = "/tmp/zkb-console-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+    CHECK(f != NULL, "temporary file");
+    if (f) {
+        console_t c;
+        console_init(&c, f, false);
+        CHECK(!c.tty, "a file is not a terminal");
+        console_start(&c, 0);
+        console_proof_t p = {.order = 1, .proof = 0, .t_submit_ms = 0, .t_done_ms = 1234.5, .verified = 1};
+        console_work(&c, 3, 2);
+        console_proof(&c, &p, 27u << 20, 900u << 20);
+        console_say(&c, "x %d", 1);
+        rewind(f);
+        char line[512];
+        CHECK(fgets(line, sizeof line, f) != NULL, "a proof line");
+        CHECK(strstr(line, "proof 1/3 done at 1.23 s") == line, "proof line: %s", line);
+        CHECK(strstr(line, "RSS 27.0 MiB") && strstr(line, "peak 900 MiB") && !strstr(line, "GiB"),
+              "sizes: %s", line);
+        CHECK(fgets(line, sizeof line, f) && strcmp(line, "x 1\n") == 0, "a said line: %s", line);
+        CHECK(c.last_done_ms == 1234.5, "last_done_ms %f", c.last_done_ms);
+        fclose(f);
+        /* quiet: only console_final */
+        f = fopen(path, "w+");
+        console_init(&c, f, true);
+        console_start(&c, 0);
+        console_work(&c, 3, 2);
+        console_proof(&c, &p, 1, 1);
+        console_say(&c, "hidden");
+        console_final(&c, "verdict %s", "v");
+        rewind(f);
+        CHECK(fgets(line, sizeof line, f) && strcmp(line, "verdict v\n") == 0, "quiet: %s", line);
+        CHECK(!fgets(line, sizeof line, f), "quiet: a second line: %s", line);
+        fclose(f);
+    }
+    unlink(path);
+    if (fails)
+        fprintf(stderr, "%d check(s) failed\n", fails);
+    else
+        printf("console: all checks passed\n");
+    return fails ? 1 : 0;
+}
