@@ -8,6 +8,7 @@
 #   python3-prometheus-client   batch, promtool, a strict OpenMetrics parser
 #   chromium                    the report test: zkbench report's page loaded
 #                               headless (no console error, verdict rendered)
+#   man-db                      the man test renders the built page (man -l)
 # Idempotent and non-interactive like setup.sh: nothing is installed when
 # the tools are already there (a node from elsewhere, e.g. NodeSource, with
 # its own npm, is kept: Debian's npm would conflict with it).
@@ -25,6 +26,7 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 have_pkg prometheus || missing+=(prometheus)
 have_pkg python3-prometheus-client || missing+=(python3-prometheus-client)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v man >/dev/null 2>&1 || missing+=(man-db)
 
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive

@@ -120,6 +120,9 @@ static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const
     args[a++] = (char *)run_dir;
     if (force)
         args[a++] = "--force";
+    /* sweep analyzes every point itself: no per-point verdict, figures
+     * and report */
+    args[a++] = "--no-analyze";
     args[a] = NULL;
     fflush(stdout);
     pid_t pid = fork();
