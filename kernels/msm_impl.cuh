@@ -158,8 +158,12 @@ __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t 
 /* One thread per chunk of the sorted pairs: each run of one bucket is
  * summed; a run that is its whole bucket goes to buckets[k], else it is a
  * piece of a bucket crossing chunks: the chunk's first run goes to head[t],
- * its last to tail[t] (both when they are one run). Empty buckets must be
- * zeroed (infinity) before. */
+ * its last to tail[t] (both when they are one run). Every thread makes the
+ * same number of additions, one per pair, and a run's end is a short branch
+ * inside that one loop: with a loop per run, a warp waited at each run's end
+ * for its longest run (on the H200, 333 ms of buckets at 2^24 where one
+ * thread per bucket took 210). Empty buckets must be zeroed (infinity)
+ * before. */
 template <class F>
 __global__ void __launch_bounds__(128)
 msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
@@ -174,25 +178,34 @@ msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
     if (t >= chunks)
         return;
     msm_chunk(t, chunks, start[nb + 1], lo, hi);
-    for (uint32_t j = lo; j < hi;) {
-        uint32_t k = keys[j], b0 = start[k], b1 = end[k];
-        uint32_t e = b1 < hi ? b1 : hi;
-        bool first = j == lo;
-        dev_xyzz_t<F> acc;
-        xyzz_set_inf(acc);
-        for (; j < e; j++) {
-            dev_affine_t<F> p;
-            msm_load(p, bases, vals[j]);
-            xyzz_add_mixed(acc, acc, p);
+    if (lo >= hi)
+        return;
+    uint32_t k = keys[lo], b0 = start[k], b1 = end[k];
+    bool first = true;
+    dev_xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t j = lo;; j++) {
+        if (j == b1 || j == hi) {
+            /* the run of bucket k ends here */
+            if (b0 >= lo && b1 <= hi)
+                buckets[k] = acc;
+            else {
+                if (first)
+                    head[t] = acc;
+                if (b1 > hi)
+                    tail[t] = acc;
+            }
+            if (j == hi)
+                break;
+            k = keys[j];
+            b0 = start[k];
+            b1 = end[k];
+            first = false;
+            xyzz_set_inf(acc);
         }
-        if (b0 >= lo && b1 <= hi) {
-            buckets[k] = acc;
-            continue;
-        }
-        if (first)
-            head[t] = acc;
-        if (b1 > hi)
-            tail[t] = acc;
+        dev_affine_t<F> p;
+        msm_load(p, bases, vals[j]);
+        xyzz_add_mixed(acc, acc, p);
     }
 }
 
@@ -517,9 +530,12 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     end_bit = 32 - __builtin_clz(nb + 1);
     nseg = (1u << (c - 1)) / ((1u << (c - 1)) < MSM_SEG ? (1u << (c - 1)) : MSM_SEG);
     copy_bases = !dev_bases && used_bases;
-    /* chunks of about 16 pairs and more, at most 2^18 (2^17 for G2): enough
-     * threads to fill the GPU, pieces of 2 x 48 (96) MiB at most */
-    chunks = (uint32_t)(items / 16 ? items / 16 : 1);
+    /* chunks of 64 pairs and more, at most 2^18 (2^17 for G2): enough
+     * threads to fill the GPU, pieces of 2 x 48 (96) MiB at most, and a
+     * bucket of k points crosses at most k / 64 + 1 chunks, which its
+     * combine adds one after the other (chunks of 16 made 250 repeated
+     * values at 2^18 cost 1.95x random scalars on the H200) */
+    chunks = (uint32_t)(items / 64 ? items / 64 : 1);
     if (chunks > (sizeof(F) > 48 ? (1u << 17) : (1u << 18)))
         chunks = sizeof(F) > 48 ? (1u << 17) : (1u << 18);
     prof.n = n;
