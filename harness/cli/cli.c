@@ -87,6 +87,21 @@ const cli_opt_t *cli_opt_find(const cli_cmd_t *cmd, const char *name)
     return NULL;
 }
 
+char cli_opt_letter(const cli_cmd_t *cmd, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = cmd->letters; p && *p;) {
+        while (*p == ' ')
+            p++;
+        const char *end = strchr(p, ' ');
+        size_t plen = end ? (size_t)(end - p) : strlen(p);
+        if (plen == len + 2 && p[1] == '=' && p[0] != 'h' && strncmp(p + 2, name, len) == 0)
+            return p[0];
+        p += plen;
+    }
+    return 0;
+}
+
 static void usage_one(FILE *f, const cli_cmd_t *cmd)
 {
     const char *s = cmd->synopsis;
@@ -101,7 +116,11 @@ static void usage_one(FILE *f, const cli_cmd_t *cmd)
     fputs("options:\n", f);
     for (const cli_opt_t *o = cmd->opts; o && o->name; o++) {
         char left[96];
-        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        char l = cli_opt_letter(cmd, o->name);
+        if (l)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", l, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         usage_option(f, left, o->help);
     }
     usage_option(f, "-h, --help", "print this usage and exit 0");
@@ -148,6 +167,19 @@ void cli_args_init(cli_args_t *a, const cli_cmd_t *cmd, int argc, char **argv)
             a->lo[n++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, CLI_KEY_FORWARD};
     a->lo[n++] = (struct option){"help", no_argument, NULL, CLI_KEY_HELP};
     a->lo[n] = (struct option){NULL, 0, NULL, 0};
+    size_t k = 0;
+    if (cmd->stop_at_operand)
+        a->shortopts[k++] = '+';
+    a->shortopts[k++] = 'h';
+    for (const cli_opt_t *o = cmd->opts; o && o->name && k + 3 < sizeof a->shortopts; o++) {
+        char l = cli_opt_letter(cmd, o->name);
+        if (l) {
+            a->shortopts[k++] = l;
+            if (o->arg)
+                a->shortopts[k++] = ':';
+        }
+    }
+    a->shortopts[k] = 0;
     optind = 0; /* 0, not 1: glibc then also resets its scan of the previous argv */
     opterr = 0;
 }
@@ -155,7 +187,7 @@ void cli_args_init(cli_args_t *a, const cli_cmd_t *cmd, int argc, char **argv)
 int cli_next(cli_args_t *a)
 {
     int idx = -1;
-    int c = getopt_long(a->argc, a->argv, a->cmd->stop_at_operand ? "+h" : "h", a->lo, &idx);
+    int c = getopt_long(a->argc, a->argv, a->shortopts, a->lo, &idx);
     if (c == -1) {
         a->ind = optind;
         return 0;
@@ -169,8 +201,16 @@ int cli_next(cli_args_t *a)
         a->status = cli_bad_option(a->cmd->name, a->argc, a->argv);
         return CLI_EXIT;
     }
+    if (idx < 0) /* a one-letter form: its option's key */
+        for (const cli_opt_t *o = a->cmd->opts; o && o->name; o++)
+            if (cli_opt_letter(a->cmd, o->name) == c) {
+                c = o->key;
+                a->name = o->name;
+                break;
+            }
     a->val = optarg;
-    a->name = idx >= 0 ? a->lo[idx].name : NULL;
+    if (idx >= 0)
+        a->name = a->lo[idx].name;
     a->ntok = optarg && optind >= 2 && optarg == a->argv[optind - 1] ? 2 : 1;
     a->tok = &a->argv[optind - a->ntok];
     return c;

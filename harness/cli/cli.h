@@ -68,6 +68,9 @@ typedef struct cli_cmd {
     /* a command whose options this one takes too and passes on (sweep takes
      * batch's); its own options of the same name win */
     const struct cli_cmd *forward;
+    /* one-letter forms of its options, "o=out" pairs separated by spaces
+     * (-o FILE for --out FILE); never h; NULL: none */
+    const char *letters;
 } cli_cmd_t;
 
 /* The option parser of one command's argv (argv[0] is the command name). */
@@ -83,6 +86,7 @@ typedef struct cli_args {
     int ind;         /* after cli_next returned 0: argv[ind] is the first operand */
     int status;      /* after CLI_EXIT: the exit status to return */
     struct option lo[CLI_MAX_OPTS + 2]; /* getopt_long's view of cmd->opts */
+    char shortopts[2 * CLI_MAX_OPTS + 4]; /* "+h" and each letter ("o:") */
 } cli_args_t;
 
 void cli_args_init(cli_args_t *a, const cli_cmd_t *cmd, int argc, char **argv);
@@ -98,6 +102,8 @@ bool cli_operands(const cli_args_t *a, int min, int max, const char *names);
 
 /* cmd's own option called name (without "--"), or NULL. */
 const cli_opt_t *cli_opt_find(const cli_cmd_t *cmd, const char *name);
+/* The one-letter form of cmd's option name (cmd->letters), or 0. */
+char cli_opt_letter(const cli_cmd_t *cmd, const char *name);
 /* Writes cmd's usage (and its also's) to f. */
 void cli_usage(FILE *f, const cli_cmd_t *cmd);
 

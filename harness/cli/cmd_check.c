@@ -101,6 +101,24 @@ static double num(const json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+
+/* Writes baseline b (and releases it) to path under a temporary name
+ * renamed at the end; -1 after one line on stderr. */
+static int baseline_save(json_t *b, const char *path)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int rc = json_dump_file(b, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(b);
+    if (rc < 0 || rename(tmp, path) < 0) {
+        int e = errno ? errno : EIO;
+        unlink(tmp);
+        cli_error(2, "check: cannot write the baseline %s: %s", path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 /* The machine fields that decide whether timings compare. */
 static const char *const machine_keys[] = {"cpu", "cores", "gpu", "gpus", NULL};
 
@@ -160,14 +178,8 @@ static int write_baseline(const char *dir, const char *path, const analyze_resul
     json_object_set_new(lim, "s_per_proof_ratio", json_pack("{s:f}", "max", TIME_RATIO));
     json_object_set_new(lim, "verdicts", json_pack("[ss]", "healthy", "capacity"));
     json_object_set_new(b, "limits", lim);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int rc = json_dump_file(b, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(b);
-    if (rc < 0 || rename(tmp, path) < 0) {
-        unlink(tmp);
-        return cli_error(2, "check: cannot write the baseline %s: %s", path, strerror(errno ? errno : EIO));
-    }
+    if (baseline_save(b, path) < 0)
+        return 2;
     char a[24], c[24], d[24], e[24];
     printf("baseline %s written from %s: peak RSS %s (+%.0f%%), footprint per partition %s (+%.0f%%), leak <= %s "
            "per proof, s/proof %s x%.2f\n",
@@ -214,14 +226,8 @@ static int write_baseline_watch(const char *dir, const char *path, const analyze
         json_object_set_new(lim, "s_per_proof_ratio", json_pack("{s:f}", "max", TIME_RATIO));
     json_object_set_new(lim, "verdicts", json_pack("[ss]", "healthy", "capacity"));
     json_object_set_new(b, "limits", lim);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int rc = json_dump_file(b, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(b);
-    if (rc < 0 || rename(tmp, path) < 0) {
-        unlink(tmp);
-        return cli_error(2, "check: cannot write the baseline %s: %s", path, strerror(errno ? errno : EIO));
-    }
+    if (baseline_save(b, path) < 0)
+        return 2;
     char a[24], c[24], d[24];
     printf("baseline %s written from the watch run %s: peak RSS %s (+%.0f%%), growth <= %s per %s%s%s\n", path, dir,
            fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, growth_max), r->per_proof ? "proof" : "second",

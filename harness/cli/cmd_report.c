@@ -29,6 +29,7 @@ const cli_cmd_t cli_cmd_report = {
              "fetched: it opens offline and can be attached to a bug report. The run is\n"
              "checked before anything is written; run.json is not changed.\n",
     .opts = report_opts,
+    .letters = "o=out",
     .epilog = "exit: 0 written; 1 writing failed; 2 bad arguments, a missing or damaged run, or\n"
               "an unwritable FILE (nothing is written then).\n",
 };

@@ -116,13 +116,13 @@ static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const
         args[a++] = "--mem-limit";
         args[a++] = (char *)mem_limit;
     }
-    args[a++] = "--out";
-    args[a++] = (char *)run_dir;
-    if (force)
-        args[a++] = "--force";
     /* sweep analyzes every point itself: no per-point verdict, figures
      * and report */
     args[a++] = "--no-analyze";
+    if (force)
+        args[a++] = "--force";
+    args[a++] = "--out"; /* last: tests find a point's batch by it */
+    args[a++] = (char *)run_dir;
     args[a] = NULL;
     fflush(stdout);
     pid_t pid = fork();

@@ -74,6 +74,13 @@ typedef struct {
 int analyze_ols(analyze_ols_t *ret, const double *x, const double *y, size_t n, size_t p);
 /* Two-sided 95% quantile of Student's t with dof degrees of freedom. */
 double analyze_t95(double dof);
+/* Slope of y over x with intercept: slope, its 95% CI and (sd, may be
+ * NULL) the residual sd. Returns false when there are fewer than 3 points
+ * or x is constant (analyze_stats.c). */
+bool analyze_fit_line(double *slope, double *lo, double *hi, double *sd, const double *xs, const double *ys,
+                      size_t n);
+/* qsort's comparison of doubles, ascending. */
+int analyze_cmp_double(const void *a, const void *b);
 /* Median of v[0..n) (v is not changed); NAN for n == 0. */
 double analyze_median(const double *v, size_t n);
 

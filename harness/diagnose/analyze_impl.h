@@ -62,11 +62,6 @@ int analyze_model_build(analyze_model_t *model, analyze_result_t *R, const analy
                         json_t *notes, char *err, size_t errlen);
 void analyze_model_free(analyze_model_t *m);
 
-/* Slope of y over x with intercept: slope, its 95% CI. Returns false when
- * there are fewer than 3 points or x is constant (analyze_stats.c). */
-bool analyze_fit_line(double *slope, double *lo, double *hi, const double *xs, const double *ys, size_t n);
-/* qsort's comparison of doubles, ascending. */
-int analyze_cmp_double(const void *a, const void *b);
 
 /* What the capacity model says about other pw values, in one clause
  * (analyze_text.c). */

@@ -306,7 +306,7 @@ int analyze_model_build(analyze_model_t *model, analyze_result_t *R, const analy
         for (size_t k = 0; k < L->n_floors; k++)
             json_array_append_new(jfl, jbytes(fl[k]));
         json_object_set_new(o, "valley_floors", jfl);
-        if (!analyze_fit_line(&L->floor_slope, &L->floor_lo, &L->floor_hi, fk, fl, L->n_floors))
+        if (!analyze_fit_line(&L->floor_slope, &L->floor_lo, &L->floor_hi, NULL, fk, fl, L->n_floors))
             L->floor_slope = L->floor_lo = L->floor_hi = NAN;
         json_t *jft = json_object();
         json_object_set_new(jft, "bytes_per_proof", jbytes(L->floor_slope));

@@ -161,7 +161,8 @@ double analyze_median(const double *v, size_t n)
     return m;
 }
 
-bool analyze_fit_line(double *slope, double *lo, double *hi, const double *xs, const double *ys, size_t n)
+bool analyze_fit_line(double *slope, double *lo, double *hi, double *sd, const double *xs, const double *ys,
+                      size_t n)
 {
     if (n < 3)
         return false;
@@ -181,6 +182,8 @@ bool analyze_fit_line(double *slope, double *lo, double *hi, const double *xs, c
     *slope = o.beta[1];
     *lo = o.beta[1] - t * o.se[1];
     *hi = o.beta[1] + t * o.se[1];
+    if (sd)
+        *sd = isfinite(o.resid_sd) ? o.resid_sd : 0;
     if (!isfinite(*lo)) { /* a perfect fit through three points: no spread */
         *lo = *hi = *slope;
     }
@@ -197,7 +200,7 @@ int analyze_trend(analyze_trend_t *ret, const double *t_ms, const double *y, siz
         return -ENOMEM;
     for (size_t i = 0; i < n; i++)
         ts[i] = t_ms[i] / 1000.0;
-    if (!analyze_fit_line(&tr.slope, &tr.slope_lo, &tr.slope_hi, ts, y, n)) {
+    if (!analyze_fit_line(&tr.slope, &tr.slope_lo, &tr.slope_hi, NULL, ts, y, n)) {
         free(ts);
         return -EINVAL;
     }
@@ -218,10 +221,10 @@ int analyze_trend(analyze_trend_t *ret, const double *t_ms, const double *y, siz
         wt[w] = at;
     }
     tr.n_windows = n_windows;
-    if (!analyze_fit_line(&tr.floor_slope, &tr.floor_lo, &tr.floor_hi, wt, tr.floors, n_windows))
+    if (!analyze_fit_line(&tr.floor_slope, &tr.floor_lo, &tr.floor_hi, NULL, wt, tr.floors, n_windows))
         tr.floor_slope = tr.floor_lo = tr.floor_hi = NAN;
     size_t a = 2 * n / 3;
-    if (!analyze_fit_line(&tr.last_third_slope, &tr.last_third_lo, &tr.last_third_hi, ts + a, y + a, n - a))
+    if (!analyze_fit_line(&tr.last_third_slope, &tr.last_third_lo, &tr.last_third_hi, NULL, ts + a, y + a, n - a))
         tr.last_third_slope = tr.last_third_lo = tr.last_third_hi = NAN;
     /* Noise scale from successive differences (robust: median absolute
      * difference, 1.4826 / sqrt(2) turns it into a standard deviation). */

@@ -67,42 +67,6 @@ static double jnum_get(const json_t *o, const char *key)
     return NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-
-/* Slope of y over x with intercept, its 95% interval and the residual sd
- * (AR(1)-corrected, analyze_ols). False with fewer than 3 points or x
- * constant. */
-static bool line_fit(double *slope, double *lo, double *hi, double *sd, const double *xs, const double *ys, size_t n)
-{
-    if (n < 3)
-        return false;
-    double *x = malloc(2 * n * sizeof *x);
-    if (!x)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        x[2 * i] = 1;
-        x[2 * i + 1] = xs[i];
-    }
-    analyze_ols_t o;
-    int rc = analyze_ols(&o, x, ys, n, 2);
-    free(x);
-    if (rc < 0 || !o.kept[1])
-        return false;
-    double t = analyze_t95(o.dof >= 1 ? o.dof : 1);
-    *slope = o.beta[1];
-    *lo = o.beta[1] - t * o.se[1];
-    *hi = o.beta[1] + t * o.se[1];
-    *sd = isfinite(o.resid_sd) ? o.resid_sd : 0;
-    if (!isfinite(*lo)) /* an exact fit: no spread */
-        *lo = *hi = *slope;
-    return true;
-}
-
 /* ---- proof cycles ---- */
 
 /* The intervals whose floors are fitted: between consecutive proof
@@ -199,7 +163,7 @@ static int cycles_build(cycles_t *c, const run_csv_t *s, const double *t, size_t
         }
     }
     if (nb >= WATCH_MIN_MARKS) {
-        qsort(bt, nb, sizeof *bt, cmp_double); /* marks may come unsorted */
+        qsort(bt, nb, sizeof *bt, analyze_cmp_double); /* marks may come unsorted */
         c->per_proof = true;
         c->marks = bt;
         c->n_marks = nb;
@@ -265,10 +229,10 @@ static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
     size_t la = m / 3, ta = 2 * m / 3;
     if (m - ta < 3)
         ta = m - 3;
-    if (!line_fit(&G->all, &G->all_lo, &G->all_hi, &G->all_sd, x, f, m) ||
-        !line_fit(&G->g, &G->g_lo, &G->g_hi, &G->g_sd, x + la, f + la, m - la))
+    if (!analyze_fit_line(&G->all, &G->all_lo, &G->all_hi, &G->all_sd, x, f, m) ||
+        !analyze_fit_line(&G->g, &G->g_lo, &G->g_hi, &G->g_sd, x + la, f + la, m - la))
         return;
-    if (!line_fit(&G->tail, &G->tail_lo, &G->tail_hi, &G->tail_sd, x + ta, f + ta, m - ta))
+    if (!analyze_fit_line(&G->tail, &G->tail_lo, &G->tail_hi, &G->tail_sd, x + ta, f + ta, m - ta))
         G->tail = G->tail_lo = G->tail_hi = NAN;
     G->fitted = true;
     G->growth_late = G->g * (x[m - 1] - x[la]);

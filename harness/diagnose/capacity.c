@@ -301,8 +301,13 @@ int capacity_max_pw(const capacity_model_t *m, double limit, int pw_max)
         capacity_predict(&c, m, w);
         if (c.peak > limit)
             break;
-        if (c.bound)
-            break; /* from here on every pw has the same peak */
+        if (c.bound) {
+            /* from here on every pw has the same peak; bound at pw 1
+             * (nothing more in flight), pw 1 itself fits: not 0 */
+            if (best == 0)
+                best = w;
+            break;
+        }
         best = w;
     }
     return best;
