@@ -294,6 +294,12 @@ static void *synth_main(void *arg)
         p->n_blocked--;
         if (p->stopping) {
             drop_part_locked(p);
+            /* the finish workers wait for n_synth, n_blocked and n_prove
+             * to reach 0 once stopping: without this wake-up the last synth
+             * worker's exit went unseen and an interrupted batch hung in
+             * pthread_join (seen under TSan in CI's batch test, and as the
+             * rare harden-signal timeout) */
+            pthread_cond_broadcast(&p->cond);
             pthread_mutex_unlock(&p->lock);
             free_part(x);
             break;
