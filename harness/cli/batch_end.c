@@ -108,13 +108,9 @@ int batch_end_diagnose(console_t *con, const char *run_dir)
     char err[768];
     analyze_run_t *run = NULL;
     analyze_result_t r;
-    analyze_opts_t opts = {.ram_bytes = 0, .margin = 0.10}; /* as zkbench analyze: run.json's limit or RAM */
     run_csv_set_warn(cli_warn_csv);
-    int rc = analyze_run_load(&run, run_dir, err, sizeof err);
-    if (rc == 0 && (rc = analyze_compute(&r, run, &opts, err, sizeof err)) < 0) {
-        analyze_run_free(run);
-        run = NULL;
-    }
+    /* analyze's defaults: run.json's limit or RAM */
+    int rc = analyze_run_open(&run, &r, run_dir, NULL, err, sizeof err);
     if (rc < 0) {
         cli_error(0, "batch: no diagnosis: %s", err);
         return rc;

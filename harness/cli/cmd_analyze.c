@@ -96,12 +96,8 @@ int cmd_analyze(int argc, char **argv)
     analyze_run_t *run = NULL;
     analyze_result_t r;
     run_csv_set_warn(cli_warn_csv);
-    if (analyze_run_load(&run, dir, err, sizeof err) < 0)
+    if (analyze_run_open(&run, &r, dir, &o, err, sizeof err) < 0)
         return cli_error(2, "analyze: %s", err);
-    if (analyze_compute(&r, run, &o, err, sizeof err) < 0) {
-        analyze_run_free(run);
-        return cli_error(2, "analyze: %s", err);
-    }
     int status = 0;
     if (analyze_write_verdict(dir, &r, err, sizeof err) < 0)
         status = cli_error(1, "analyze: %s", err);

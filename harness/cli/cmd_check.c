@@ -475,12 +475,8 @@ int cmd_check(int argc, char **argv)
     analyze_run_t *run = NULL;
     analyze_result_t r;
     run_csv_set_warn(cli_warn_csv);
-    if (analyze_run_load(&run, dir, err, sizeof err) < 0)
+    if (analyze_run_open(&run, &r, dir, &o, err, sizeof err) < 0)
         return cli_error(2, "check: %s", err);
-    if (analyze_compute(&r, run, &o, err, sizeof err) < 0) {
-        analyze_run_free(run);
-        return cli_error(2, "check: %s", err);
-    }
     bool has_buffers = analyze_run_csv(run, "buffers.csv")->ncols > 0;
     int status = write ? write_baseline(dir, write, &r, analyze_run_json(run), has_buffers)
                        : check(dir, base, &r, analyze_run_json(run), has_buffers);

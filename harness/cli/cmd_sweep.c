@@ -155,7 +155,7 @@ static int analyze_row(struct sweep_row *row, analyze_result_t *keep, const char
     analyze_run_t *run;
     analyze_result_t r;
     analyze_opts_t ao = {.ram_bytes = limit, .margin = margin, .ram_from = limit_from};
-    if (analyze_run_load(&run, run_dir, err, sizeof err) < 0 || analyze_compute(&r, run, &ao, err, sizeof err) < 0)
+    if (analyze_run_open(&run, &r, run_dir, &ao, err, sizeof err) < 0) /* nothing left to free */
         return cli_error(1, "sweep: %s", err), -1;
     analyze_write_verdict(run_dir, &r, err, sizeof err);
     const char *oc = json_string_value(json_object_get(analyze_run_json(run), "outcome"));

@@ -176,6 +176,11 @@ typedef struct {
 int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
                     size_t errlen);
 void analyze_result_clear(analyze_result_t *r);
+/* analyze_run_load then analyze_compute (opts NULL: analyze's defaults):
+ * 0 with *run and *ret to free and clear, or the first step's error with
+ * nothing left to free. */
+int analyze_run_open(analyze_run_t **run, analyze_result_t *ret, const char *dir, const analyze_opts_t *opts,
+                     char *err, size_t errlen);
 /* Predicted peak RSS at pw synthesis workers, from the capacity model
  * (capacity.h). NAN when the model gives no numbers. */
 double analyze_predict_peak(const analyze_result_t *r, int pw);

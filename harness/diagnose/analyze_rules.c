@@ -724,3 +724,16 @@ double analyze_predict_peak(const analyze_result_t *r, int pw)
     capacity_predict(&c, &r->capacity, pw);
     return c.peak;
 }
+
+int analyze_run_open(analyze_run_t **run, analyze_result_t *ret, const char *dir, const analyze_opts_t *opts,
+                     char *err, size_t errlen)
+{
+    int rc = analyze_run_load(run, dir, err, errlen);
+    if (rc < 0)
+        return rc;
+    if ((rc = analyze_compute(ret, *run, opts, err, errlen)) < 0) {
+        analyze_run_free(*run);
+        *run = NULL;
+    }
+    return rc;
+}

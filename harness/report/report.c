@@ -315,13 +315,8 @@ int report_write(const char *run_dir, const char *out_path, char *err, size_t er
             return errmsg_fail(err, errlen, -EINVAL, "%s: no rows, expected one row per pw", sweep_csv);
         }
     } else {
-        if ((rc = analyze_run_load(&run, run_dir, err, errlen)) < 0)
+        if ((rc = analyze_run_open(&run, &r, run_dir, NULL, err, errlen)) < 0)
             return rc;
-        analyze_opts_t o = {.ram_bytes = 0, .margin = 0.10};
-        if ((rc = analyze_compute(&r, run, &o, err, errlen)) < 0) {
-            analyze_run_free(run);
-            return rc;
-        }
     }
     struct out_file of;
     if ((rc = out_file_begin(&of, out_path, err, errlen)) == 0) {
