@@ -48,16 +48,21 @@
 #include "prover/mem.h"
 #include "prover/parallel.h"
 
-static volatile sig_atomic_t stop_requested;
+/* Set by SIGINT/SIGTERM, which may land on any thread (a prover's pool
+ * thread as often as main): a lock-free atomic, not a volatile
+ * sig_atomic_t, which is safe only within one thread. */
+static atomic_int stop_requested;
 
 static void on_signal(int sig)
 {
-    if (stop_requested) {
+    int saved_errno = errno;
+    if (atomic_load(&stop_requested)) {
         /* a second signal: stop now; every row written so far is flushed */
         signal(sig, SIG_DFL);
         raise(sig);
     }
-    stop_requested = 1;
+    atomic_store(&stop_requested, 1);
+    errno = saved_errno;
 }
 
 struct batch_opts {
@@ -410,9 +415,9 @@ static void batch_metrics_end(const struct batch_opts *o, bool ran)
 {
     if (!metrics_export_metrics(o->mx))
         return;
-    static volatile sig_atomic_t no_wait = 1;
-    volatile sig_atomic_t *stop = ran ? &stop_requested : &no_wait;
-    if (metrics_export_address(o->mx) && o->metrics.linger_s && !*stop) {
+    static atomic_int no_wait = 1;
+    atomic_int *stop = ran ? &stop_requested : &no_wait;
+    if (metrics_export_address(o->mx) && o->metrics.linger_s && !atomic_load(stop)) {
         if (!o->quiet)
             printf("  metrics          serving the final values until scraped (at most %u s)\n", o->metrics.linger_s);
         fflush(stdout);
@@ -1036,7 +1041,7 @@ finish:
 
 /* ---- --mem-limit: the batch in a capped child ------------------------------- */
 
-static volatile sig_atomic_t forward_pid;
+static atomic_int forward_pid;
 
 /* The parent's SIGINT/SIGTERM: passed on to the batch. Signals from the
  * terminal (si_code SI_KERNEL) went to the whole foreground process group,
@@ -1044,8 +1049,11 @@ static volatile sig_atomic_t forward_pid;
 static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
-    if (forward_pid > 0 && si->si_code != SI_KERNEL)
-        kill((pid_t)forward_pid, sig);
+    int saved_errno = errno;
+    int pid = atomic_load(&forward_pid);
+    if (pid > 0 && si->si_code != SI_KERNEL)
+        kill((pid_t)pid, sig);
+    errno = saved_errno;
 }
 
 /* Records in run.json how the capped child ended; returns the exit status. */

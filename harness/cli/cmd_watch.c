@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +50,12 @@
 #include "harness/version.h"
 #include "kernels/kernels.h"
 
-static volatile sig_atomic_t watch_stop;
+/* lock-free atomics: the signal may land on any thread (the sampler's) */
+static atomic_int watch_stop;
 /* set by SIGINT/SIGTERM and never cleared: run.json's interrupted, however
  * the watched command then ended (a terminal's Ctrl-C reaches it too, and
  * it may be gone before the loop sees watch_stop) */
-static volatile sig_atomic_t watch_signalled;
+static atomic_int watch_signalled;
 /* the dispositions watch found, which a command it starts gets back */
 static struct sigaction watch_old_int, watch_old_term;
 

@@ -270,7 +270,7 @@ static void writer_stop(metrics_export_t *x)
     x->writer_on = false;
 }
 
-int metrics_export_end(metrics_export_t *x, volatile sig_atomic_t *stop, char *err, size_t errlen)
+int metrics_export_end(metrics_export_t *x, atomic_int *stop, char *err, size_t errlen)
 {
     if (!x || !x->m)
         return 0;
@@ -282,7 +282,7 @@ int metrics_export_end(metrics_export_t *x, volatile sig_atomic_t *stop, char *e
         for (;;) {
             if (metrics_http_final_scrapes(x->http) > 0)
                 break;
-            if (stop && *stop)
+            if (stop && atomic_load(stop))
                 break; /* asked to stop: no wait, and nothing to warn about */
             clock_gettime(CLOCK_MONOTONIC, &now);
             if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 >= (double)x->o.linger_s) {

@@ -9,7 +9,7 @@
 #ifndef ZKB_METRICS_EXPORT_H
 #define ZKB_METRICS_EXPORT_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,7 +73,7 @@ metrics_t *metrics_export_metrics(metrics_export_t *x);
  * values; or the first error writing --metrics-file (err says which).
  * NULL x: 0.
  */
-int metrics_export_end(metrics_export_t *x, volatile sig_atomic_t *stop, char *err, size_t errlen);
+int metrics_export_end(metrics_export_t *x, atomic_int *stop, char *err, size_t errlen);
 /* Stops everything; NULL accepted. */
 void metrics_export_free(metrics_export_t *x);
 

@@ -601,7 +601,7 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
         int werr = p->env.rf ? run_files_error(p->env.rf, NULL, 0) : 0;
         if (werr < 0 && !p->stopping)
             fail_locked(p, werr);
-        if (p->env.stop_flag && *p->env.stop_flag && !p->stopping) {
+        if (p->env.stop_flag && atomic_load(p->env.stop_flag) && !p->stopping) {
             out->interrupted = true;
             p->stopping = true;
             pthread_cond_broadcast(&p->cond);

@@ -20,7 +20,7 @@
 #ifndef ZKB_PIPELINE_H
 #define ZKB_PIPELINE_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -68,7 +68,7 @@ struct pipeline_env {
     const backend_t *backend; /* NULL: CPU */
     run_files_t *rf;
     double t0;                        /* run start, run_clock_now() */
-    volatile sig_atomic_t *stop_flag; /* set by SIGINT/SIGTERM */
+    atomic_int *stop_flag;        /* set by SIGINT/SIGTERM */
     /* progress: called by the coordinator about every 200 ms */
     void (*progress)(void *ctx, unsigned proofs_done, unsigned count);
     /* proof_done: called by the coordinator once per completed proof, in
