@@ -49,7 +49,7 @@ TSAN_TESTS=(batch watch)
 ninja -C build-tsan harness/zkbench || exit 1
 rm -rf build-tsan/tsan-reports
 mkdir -p build-tsan/tsan-reports
-TSAN_OPTIONS="exitcode=66 second_deadlock_stack=1 log_path=$root/build-tsan/tsan-reports/tsan" \
+TSAN_OPTIONS="exitcode=66 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp log_path=$root/build-tsan/tsan-reports/tsan" \
   meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 "${TSAN_TESTS[@]}" || status=1
 if [ -n "$(ls -A build-tsan/tsan-reports)" ]; then
   echo "test.sh: ThreadSanitizer reports (build-tsan/tsan-reports/):"
