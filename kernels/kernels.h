@@ -242,7 +242,8 @@ struct kernels_msm_profile {
     double reduce_ms;  /* window reductions, Horner, result copied out */
     double segments_ms; /* of reduce_ms: the ones' sums, running sums of segments */
     double groups_ms;   /* of reduce_ms: segment sums added into window sums */
-    double final_ms;    /* of reduce_ms: Horner over the windows, result out */
+    double final_ms;    /* of reduce_ms: the windows' last sums copied out, their
+                           sums and Horner over the windows on the host */
     double total_ms;   /* host: the whole call */
 };
 /* The calling thread's last successful MSM; -ENOENT before the first. */

@@ -42,7 +42,7 @@ static int ws_destroy(struct msm_ws *ws)
         cudaStreamDestroy(ws->s1);
     struct kbuf *bufs[] = {&ws->sc, &ws->keys[0], &ws->keys[1], &ws->vals[0], &ws->vals[1],
                            &ws->start, &ws->end, &ws->buck, &ws->head, &ws->tail, &ws->seg[0], &ws->seg[1],
-                           &ws->ones[0], &ws->ones[1], &ws->out, &ws->dens, &ws->pref,
+                           &ws->ones[0], &ws->ones[1], &ws->fin, &ws->dens, &ws->pref,
                            &ws->bases, &ws->tmp, &ws->stage[0], &ws->stage[1]};
     for (struct kbuf *b : bufs)
         if ((r = kbuf_free(b)) < 0 && rc == 0)

@@ -20,9 +20,16 @@
  *     combine). A bucket of 17,000 points then costs what 17,000 points
  *     spread over many buckets cost, where one thread per bucket summed it
  *     alone (witness scalars repeat values: 4-7x slower than random).
- *  4. windows: segments of 32 buckets are reduced with running sums
- *     (sum_j (j+1) B_j) in parallel, then summed in groups of 32.
- *  5. final: Horner over the windows (c doublings each), plus the ones.
+ *  4. windows: segments of 8 buckets are reduced with running sums
+ *     (sum_j (j+1) B_j) in parallel, then summed in groups of 8 until at
+ *     most 16 are left per window. The reduction is latency-bound (one
+ *     thread's chain of dependent additions, about 35 us each on the H200
+ *     for G1), so it keeps every chain short: segments and groups of 32
+ *     and a one-thread Horner on the device were a fixed 17 ms for G1 and
+ *     50 ms for G2 at every size.
+ *  5. final, on the host (the prover's CPU curve code, a microsecond an
+ *     addition): each window's last sums, Horner over the windows (c
+ *     doublings each), plus the ones.
  * Page-locked scalars (kernels_host_alloc) are copied chunk by chunk on a
  * second stream while the digits of the previous chunk are computed;
  * pageable ones go through page-locked staging buffers, filled by several
@@ -49,8 +56,11 @@
 #include "kernels/msm_digits.cuh"
 #include "kernels/kernels.h"
 
-#define MSM_SEG 32            /* buckets per segment of the window reduction */
-#define MSM_GROUP 32          /* points per thread in the group sums */
+#include "kernels/msm_final.h"
+
+#define MSM_SEG 8             /* buckets per segment of the window reduction */
+#define MSM_GROUP 8           /* points per thread in the group sums */
+#define MSM_HOST_SUMS 16      /* sums per window left to the host */
 #define MSM_ONES_THREADS 1024 /* threads summing the points of scalars 1 */
 #define MSM_CHUNK ((size_t)1 << 20) /* scalars per staging copy (32 MiB) */
 
@@ -317,27 +327,29 @@ msm_group_sum_kernel(const dev_xyzz_t<F> *in, dev_xyzz_t<F> *out,
     out[g] = acc;
 }
 
-template <class F>
-__global__ void msm_final_kernel(const dev_xyzz_t<F> *win,
-                                 const dev_xyzz_t<F> *ones, dev_jac_t<F> *out,
-                                 int c, int nw)
-{
-    dev_xyzz_t<F> acc = win[nw - 1];
-    for (int w = nw - 2; w >= 0; w--) {
-        for (int i = 0; i < c; i++)
-            xyzz_dbl(acc, acc);
-        xyzz_add(acc, acc, win[w]);
-    }
-    xyzz_add(acc, acc, ones[0]);
-    xyzz_to_jac(*out, acc);
-}
-
 /* ---- host side --------------------------------------------------------- */
 
 static inline unsigned blocks_for(size_t n, unsigned threads)
 {
     size_t b = (n + threads - 1) / threads;
     return b ? (unsigned)b : 1;
+}
+
+/* Step 5 runs on the host (msm_final.c) on points of the device's layout. */
+static_assert(sizeof(dev_xyzz_t<dev_fp_t>) == 4 * BLS12_381_FP_BYTES, "G1 XYZZ layout");
+static_assert(sizeof(dev_xyzz_t<dev_fp2_t>) == 8 * BLS12_381_FP_BYTES, "G2 XYZZ layout");
+static_assert(sizeof(dev_jac_t<dev_fp_t>) == 3 * BLS12_381_FP_BYTES, "G1 Jacobian layout");
+static_assert(sizeof(dev_jac_t<dev_fp2_t>) == 6 * BLS12_381_FP_BYTES, "G2 Jacobian layout");
+
+static inline void msm_host_final(dev_jac_t<dev_fp_t> *ret, const dev_xyzz_t<dev_fp_t> *sums, int nw, uint32_t m,
+                                  const dev_xyzz_t<dev_fp_t> *ones, uint32_t k, int c)
+{
+    msm_final_g1(ret, sums, nw, m, ones, k, c);
+}
+static inline void msm_host_final(dev_jac_t<dev_fp2_t> *ret, const dev_xyzz_t<dev_fp2_t> *sums, int nw, uint32_t m,
+                                  const dev_xyzz_t<dev_fp2_t> *ones, uint32_t k, int c)
+{
+    msm_final_g2(ret, sums, nw, m, ones, k, c);
 }
 
 /* Checks the density against n_bases and builds the per-word prefix counts
@@ -378,7 +390,7 @@ enum msm_phase {
     MSM_T_DIGITS,  /* scalars copied in, digits written */
     MSM_T_SORT,    /* sorted, bucket bounds found */
     MSM_T_BUCKETS, /* bases in, buckets and ones summed */
-    MSM_T_END,     /* windows reduced, result copied out */
+    MSM_T_END,     /* windows reduced, their last sums copied out */
     MSM_T_SEGMENTS, /* within the reduction: segments summed */
     MSM_T_GROUPS,   /* within the reduction: windows and ones summed */
     MSM_T_COUNT
@@ -387,7 +399,7 @@ enum msm_phase {
 struct msm_ws {
     struct msm_ws *next; /* in the pool's idle list */
     int device;
-    struct kbuf sc, keys[2], vals[2], start, end, buck, head, tail, seg[2], ones[2], out,
+    struct kbuf sc, keys[2], vals[2], start, end, buck, head, tail, seg[2], ones[2], fin,
         dens, pref, bases, tmp, stage[2];
     cudaStream_t s0, s1;
     cudaEvent_t ev_stage[2], ev_bases0, ev_bases1, ev_t[MSM_T_COUNT];
@@ -490,7 +502,7 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     int c, nw, rc = 0, end_bit;
     uint32_t nb, nseg, chunks;
     bool copy_bases;
-    double t_call = msm_wall_ms();
+    double t_call = msm_wall_ms(), host_final_ms = 0;
 
     if (!ret || (n && !scalars))
         return -EINVAL;
@@ -565,7 +577,10 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     MSM_RESERVE(ws->buck, KERNELS_MEM_MSM, (size_t)nb * sizeof(xyzz_t));
     MSM_RESERVE(ws->head, KERNELS_MEM_MSM, (size_t)chunks * sizeof(xyzz_t));
     MSM_RESERVE(ws->tail, KERNELS_MEM_MSM, (size_t)chunks * sizeof(xyzz_t));
-    MSM_RESERVE(ws->out, KERNELS_MEM_MSM, sizeof(dev_jac_t<F>));
+    /* what step 5 takes to the host: at most MSM_HOST_SUMS sums a window and
+     * the ones' partial sums */
+    MSM_RESERVE(ws->fin, KERNELS_MEM_PINNED,
+                ((size_t)nw * MSM_HOST_SUMS + MSM_ONES_THREADS / MSM_GROUP) * sizeof(xyzz_t));
     if (density) {
         MSM_RESERVE(ws->dens, KERNELS_MEM_MSM, words * sizeof(uint64_t));
         MSM_RESERVE(ws->pref, KERNELS_MEM_MSM, words * sizeof(uint32_t));
@@ -677,13 +692,10 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
         CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_BUCKETS], ws->s0));
     }
     {
-        /* ones: 1024 -> 32 -> 1 */
-        msm_group_sum_kernel<F><<<1, 32, 0, ws->s0>>>((const xyzz_t *)ws->ones[0].p,
-                                                      (xyzz_t *)ws->ones[1].p, 32, MSM_GROUP);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
-            goto fail;
-        msm_group_sum_kernel<F><<<1, 1, 0, ws->s0>>>((const xyzz_t *)ws->ones[1].p,
-                                                     (xyzz_t *)ws->ones[0].p, 1, 32);
+        /* ones: 1024 partial sums -> 128, the rest on the host */
+        const uint32_t ones_left = MSM_ONES_THREADS / MSM_GROUP;
+        msm_group_sum_kernel<F><<<blocks_for(ones_left, 128), 128, 0, ws->s0>>>(
+            (const xyzz_t *)ws->ones[0].p, (xyzz_t *)ws->ones[1].p, ones_left, MSM_GROUP);
         if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
             goto fail;
 
@@ -695,30 +707,30 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
             goto fail;
         CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_SEGMENTS], ws->s0));
         int cur = 0;
-        for (uint32_t m = nseg; m > 1;) {
-            uint32_t gs = m < MSM_GROUP ? m : MSM_GROUP;
-            uint32_t groups = (uint32_t)nw * (m / gs);
+        uint32_t m = nseg; /* sums per window, a power of 2 */
+        while (m > MSM_HOST_SUMS) {
+            uint32_t groups = (uint32_t)nw * (m / MSM_GROUP);
             msm_group_sum_kernel<F><<<blocks_for(groups, 128), 128, 0, ws->s0>>>(
-                (const xyzz_t *)ws->seg[cur].p, (xyzz_t *)ws->seg[cur ^ 1].p, groups, (int)gs);
+                (const xyzz_t *)ws->seg[cur].p, (xyzz_t *)ws->seg[cur ^ 1].p, groups, MSM_GROUP);
             if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
                 goto fail;
             cur ^= 1;
-            m /= gs;
+            m /= MSM_GROUP;
         }
-
         CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_GROUPS], ws->s0));
 
-        /* ---- 5. Horner over the windows ---- */
-        msm_final_kernel<F><<<1, 1, 0, ws->s0>>>((const xyzz_t *)ws->seg[cur].p,
-                                                 (const xyzz_t *)ws->ones[0].p,
-                                                 (dev_jac_t<F> *)ws->out.p, c, nw);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_final_kernel")) < 0)
-            goto fail;
-        dev_jac_t<F> res;
-        CUDA_TRY(cudaMemcpyAsync(&res, ws->out.p, sizeof res, cudaMemcpyDeviceToHost, ws->s0));
+        /* ---- 5. the last sums and Horner over the windows, on the host ---- */
+        size_t left = (size_t)nw * m;
+        CUDA_TRY(cudaMemcpyAsync(ws->fin.p, ws->seg[cur].p, left * sizeof(xyzz_t), cudaMemcpyDeviceToHost,
+                                 ws->s0));
+        CUDA_TRY(cudaMemcpyAsync((xyzz_t *)ws->fin.p + left, ws->ones[1].p, ones_left * sizeof(xyzz_t),
+                                 cudaMemcpyDeviceToHost, ws->s0));
         CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_END], ws->s0));
         CUDA_TRY(cudaStreamSynchronize(ws->s0));
-        *ret = res;
+        double t_host = msm_wall_ms();
+        msm_host_final(ret, (const xyzz_t *)ws->fin.p, nw, m, (const xyzz_t *)ws->fin.p + left,
+                          ones_left, c);
+        host_final_ms = msm_wall_ms() - t_host;
     }
 
     /* ---- the profile ---- */
@@ -731,11 +743,11 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
         CUDA_TRY(cudaEventElapsedTime(&fin_ms, ws->ev_t[MSM_T_GROUPS], ws->ev_t[MSM_T_END]));
         prof.segments_ms = seg_ms;
         prof.groups_ms = grp_ms;
-        prof.final_ms = fin_ms;
+        prof.final_ms = fin_ms + host_final_ms;
         prof.digits_ms = ms[MSM_T_DIGITS];
         prof.sort_ms = ms[MSM_T_SORT];
         prof.buckets_ms = ms[MSM_T_BUCKETS];
-        prof.reduce_ms = ms[MSM_T_END];
+        prof.reduce_ms = ms[MSM_T_END] + host_final_ms;
         if (copy_bases) {
             float b = 0;
             CUDA_TRY(cudaEventElapsedTime(&b, ws->ev_bases0, ws->ev_bases1));

@@ -8,6 +8,12 @@
  * bases; scalars that crowd few buckets (one value n/4 times, 250 values,
  * all equal, 0 and r-1); bad arguments. The allocation hook must balance.
  *
+ * ZKB_GPU_TEST_NET=K adds the correctness net of issue 11 up to 2^K (at
+ * most 2^22; run on the device by scripts/device/h200-msm-vs-sppark.sh): G1
+ * at every power of 2 from 2^10 to 2^K and G2 at every even one, with
+ * random scalars, all equal, 0/1-heavy, one value n/4 times, and 0 and r-1
+ * only, resident bases and page-locked scalars.
+ *
  * Exits 77 (skipped) when no CUDA device is present.
  */
 #include <errno.h>
@@ -28,6 +34,7 @@
 /* 2^16; 2^13 under compute-sanitizer (ZKB_GPU_TEST_SMALL), which runs
  * kernels tens of times slower. */
 static size_t max_n = (size_t)1 << 16;
+static unsigned net_log; /* ZKB_GPU_TEST_NET: the net up to 2^net_log; 0: none */
 
 /* Random points with a repeated base, its negation and infinity among
  * them. */
@@ -161,6 +168,40 @@ static void test_case(size_t n, bool skewed, bool density, bool g2,
     }
 }
 
+/* The net (ZKB_GPU_TEST_NET): every pattern at every size, GPU against
+ * CPU as points. */
+static void correctness_net(const kernels_msm_bases_t *r1, const kernels_msm_bases_t *r2)
+{
+    static const char *pattern[] = {"random", "all equal", "0/1-heavy", "one value n/4 times", "0 and r-1"};
+    fr_t same, minus_one;
+    test_rand_fr(&same);
+    fr_neg(&minus_one, &FR_ONE);
+    for (unsigned lg = 10; lg <= net_log; lg++)
+        for (int pat = 0; pat < 5; pat++) {
+            size_t n = (size_t)1 << lg;
+            make_scalars(n, pat == 2);
+            for (size_t i = 0; i < n; i++) {
+                if (pat == 1 || (pat == 3 && i % 4 == 1))
+                    sc[i] = same;
+                else if (pat == 4)
+                    sc[i] = test_rand_below(2) ? FR_ZERO : minus_one;
+            }
+            memcpy(sc_pinned, sc, n * sizeof *sc);
+            char what[96];
+            snprintf(what, sizeof what, "net 2^%u %s", lg, pattern[pat]);
+            g1_jac_t cpu, gpu;
+            CHECK(msm_g1(&cpu, b1, n, sc, n, NULL, NULL) == 0);
+            check_g1(what, n, pat != 0, false, &cpu, &gpu, kernels_msm_resident(&gpu, r1, sc_pinned, n, NULL, 0));
+            if (lg % 2 == 0) {
+                g2_jac_t cpu2, gpu2;
+                CHECK(msm_g2(&cpu2, b2, n, sc, n, NULL, NULL) == 0);
+                check_g2(what, n, pat != 0, false, &cpu2, &gpu2,
+                         kernels_msm_resident(&gpu2, r2, sc_pinned, n, NULL, 0));
+            }
+        }
+    printf("net: G1 2^10..2^%u, G2 at even powers, 5 scalar patterns each\n", net_log);
+}
+
 int main(void)
 {
     int count = 0;
@@ -171,17 +212,29 @@ int main(void)
     }
     if (getenv("ZKB_GPU_TEST_SMALL"))
         max_n = (size_t)1 << 13;
+    const char *net = getenv("ZKB_GPU_TEST_NET");
+    if (net && *net) {
+        char *end;
+        unsigned long k = strtoul(net, &end, 10);
+        if (*end || k < 10 || k > 22) {
+            fprintf(stderr, "ZKB_GPU_TEST_NET=%s: expected a power from 10 to 22\n", net);
+            return 2;
+        }
+        net_log = (unsigned)k;
+    }
+    /* bases and scalar buffers for the largest size either part uses */
+    size_t nbase = net_log && ((size_t)1 << net_log) > max_n ? (size_t)1 << net_log : max_n;
     hook_install();
-    b1 = g1_bases(max_n);
-    b2 = g2_bases(max_n);
-    sc = malloc(max_n * sizeof *sc);
-    dens = calloc(max_n / 64 + 1, sizeof *dens);
-    if (!sc || !dens || kernels_host_alloc((void **)&sc_pinned, max_n * sizeof *sc_pinned) < 0)
+    b1 = g1_bases(nbase);
+    b2 = g2_bases(nbase);
+    sc = malloc(nbase * sizeof *sc);
+    dens = calloc(nbase / 64 + 1, sizeof *dens);
+    if (!sc || !dens || kernels_host_alloc((void **)&sc_pinned, nbase * sizeof *sc_pinned) < 0)
         abort();
 
     kernels_msm_bases_t *r1 = NULL, *r2 = NULL;
-    CHECK(kernels_msm_bases_upload(&r1, KERNELS_CURVE_G1, b1, max_n) == 0);
-    CHECK(kernels_msm_bases_upload(&r2, KERNELS_CURVE_G2, b2, max_n) == 0);
+    CHECK(kernels_msm_bases_upload(&r1, KERNELS_CURVE_G1, b1, nbase) == 0);
+    CHECK(kernels_msm_bases_upload(&r2, KERNELS_CURVE_G2, b2, nbase) == 0);
 
     const size_t sizes[] = {0, 1, 2, 3, 1000, 4099, max_n};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -256,6 +309,9 @@ int main(void)
                 }
             }
     }
+
+    if (net_log)
+        correctness_net(r1, r2);
 
     /* bad arguments */
     {
