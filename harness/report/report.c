@@ -151,7 +151,9 @@ static void sec_plots(FILE *f, const char *tmpdir, int plot_rc, const char *plot
         if (access(path, R_OK) != 0)
             continue;
         fprintf(f, "<figure id=\"plot-%s\">\n", names[i]);
-        if (html_inline_svg(f, path, names[i]) < 0) {
+        char svg_title[256];
+        snprintf(svg_title, sizeof svg_title, "%s: %s", names[i], watch ? what_watch[i] : what[i]);
+        if (html_inline_svg(f, path, names[i], svg_title) < 0) {
             fprintf(f, "<p class=\"warn\">%s.svg could not be read.</p>\n", names[i]);
         } else {
             drawn++;

@@ -184,7 +184,7 @@ static const char *put_tag(FILE *f, const char *p, const char *end, const char *
     return p;
 }
 
-int html_inline_svg(FILE *f, const char *path, const char *prefix)
+int html_inline_svg(FILE *f, const char *path, const char *prefix, const char *title)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -227,6 +227,19 @@ int html_inline_svg(FILE *f, const char *path, const char *prefix)
         size_t nlen = 0;
         while (name + nlen < end && (isalnum((unsigned char)name[nlen]) || name[nlen] == ':' || name[nlen] == '-'))
             nlen++;
+        if (name_is(name, nlen, "title")) {
+            /* gnuplot names every figure "Gnuplot": it gets the figure's own name */
+            static const char generic[] = "Gnuplot</title>";
+            const char *gt = memchr(p, '>', (size_t)(end - p));
+            if (gt && gt[-1] != '/' && (size_t)(end - gt - 1) >= sizeof generic - 1 &&
+                strncasecmp(gt + 1, generic, sizeof generic - 1) == 0) {
+                fputs("<title>", f);
+                html_esc(f, title);
+                fputs("</title>", f);
+                p = gt + 1 + sizeof generic - 1;
+                continue;
+            }
+        }
         if (name_is(name, nlen, "script") || name_is(name, nlen, "foreignObject") || name_is(name, nlen, "iframe")) {
             /* dropped with everything inside it */
             char closing[32];

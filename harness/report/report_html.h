@@ -17,8 +17,9 @@ void html_esc_n(FILE *f, const char *s, size_t n);
  * doctype are dropped, <script> and <foreignObject> elements and event
  * attributes (on...) removed, and every id (and the references to it:
  * href="#x", url(#x)) prefixed with prefix, so several figures in one page
- * keep their own definitions. 0, or -errno (the file unreadable, or no
- * <svg> in it) with nothing written. */
-int html_inline_svg(FILE *f, const char *path, const char *prefix);
+ * keep their own definitions. gnuplot's <title>Gnuplot</title> (what a
+ * browser shows on hover and reads out) becomes <title>title</title>. 0,
+ * or -errno (the file unreadable, or no <svg> in it) with nothing written. */
+int html_inline_svg(FILE *f, const char *path, const char *prefix, const char *title);
 
 #endif

@@ -102,6 +102,8 @@ PROBE = r"""(() => {
     text: document.body.innerText,
     title: document.title,
     svgs: document.querySelectorAll('svg').length,
+    /* each figure's accessible name (its first <title>), never gnuplot's "Gnuplot" */
+    svg_titles: [...document.querySelectorAll('svg')].map(s => { const t = s.querySelector(':scope > title'); return t ? t.textContent : ''; }),
     forbidden: [...document.querySelectorAll('script,img,iframe,object,embed,link,base,meta[http-equiv],foreignObject,video,audio,source')].map(e => e.tagName),
     links: links, handlers: handlers,
     height: document.documentElement.scrollHeight,
@@ -191,6 +193,9 @@ def check_run_page(chrome, d, shot, min_svgs, **kw):
         fail("%s: peak RSS %d not shown as %r" % (page, peak, fmt_bytes(peak)))
     if have_gnuplot and probe["svgs"] < min_svgs:
         fail("%s: %d inline SVGs, expected at least %d" % (page, probe["svgs"], min_svgs))
+    for t in probe["svg_titles"]:
+        if not t or t == "Gnuplot" or ": " not in t:
+            fail("%s: a figure titled %r, expected its own name" % (page, t))
     if not have_gnuplot and "gnuplot was not found" not in text:
         fail("%s: gnuplot is missing but the page does not say so" % page)
     return probe

@@ -3,7 +3,8 @@
  * characters that matter, and html_inline_svg drops what could run or
  * fetch (scripts, foreignObject, event handlers, external and javascript:
  * references, the prolog and doctype) while prefixing ids and the
- * references to them, whatever the quoting and spacing gnuplot uses.
+ * references to them, whatever the quoting and spacing gnuplot uses, and
+ * names the figure in place of gnuplot's <title>Gnuplot</title>.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ static char *inline_svg(const char *svg, const char *prefix, int *rc)
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
-    *rc = html_inline_svg(f, path, prefix);
+    *rc = html_inline_svg(f, path, prefix, "memory: RSS <over> time");
     fclose(f);
     unlink(path);
     return out;
@@ -58,6 +59,7 @@ int main(void)
     out = inline_svg("<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n"
                      "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
                      "<svg viewBox=\"0 0 10 10\" xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\">\n"
+                     "<title>Gnuplot</title>\n<desc>Produced by GNUPLOT 5.4 patchlevel 4 </desc>\n"
                      "<!-- a comment -->"
                      "<defs><path id='gpPt0' d='M0,0'/><clipPath id=\"c1\"><rect/></clipPath></defs>"
                      "<use xlink:href='#gpPt0' x='1'/><g clip-path=\"url(#c1)\" style='fill:url(#c1)'>"
@@ -65,6 +67,7 @@ int main(void)
                      "<SCRIPT type=\"text/javascript\">alert(2)</script>"
                      "<script xlink:href=\"gnuplot_svg.js\"/>"
                      "<foreignObject><div>x</div></foreignObject>"
+                     "<g id=\"gnuplot_plot_1\"><title>RAM</title></g>"
                      "<a href=\"https://example.com/\" onclick='x()'><text>&lt;script> 1 &amp; 2</text></a>"
                      "<image href=\"javascript:alert(3)\" width=\"1\"/>"
                      "</g></svg>\n",
@@ -72,9 +75,11 @@ int main(void)
     expect("inline svg",
            out,
            "<svg viewBox=\"0 0 10 10\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+           "<title>memory: RSS &lt;over&gt; time</title>\n<desc>Produced by GNUPLOT 5.4 patchlevel 4 </desc>\n"
            "<defs><path id='memory-gpPt0' d='M0,0'/><clipPath id=\"memory-c1\"><rect/></clipPath></defs>"
            "<use xlink:href='#memory-gpPt0' x='1'/><g clip-path=\"url(#memory-c1)\" style='fill:url(#memory-c1)'>"
            "<polygon fill='rgb(  0,   0,   0)' points='1,2 3,4'/>"
+           "<g id=\"memory-gnuplot_plot_1\"><title>RAM</title></g>"
            "<a><text>&lt;script> 1 &amp; 2</text></a>"
            "<image width=\"1\"/>"
            "</g></svg>\n\n");
@@ -93,7 +98,7 @@ int main(void)
     free(out);
 
     f = open_memstream(&out, &len);
-    rc = html_inline_svg(f, "/nonexistent/zkb.svg", "x");
+    rc = html_inline_svg(f, "/nonexistent/zkb.svg", "x", "x");
     fclose(f);
     if (rc != -ENOENT || len != 0) {
         fprintf(stderr, "FAIL missing file: returned %d, wrote %zu bytes\n", rc, len);
