@@ -32,11 +32,19 @@
 #include "prover/msm.h"
 #include "prover/rand.h"
 
-static double now_s(void)
+double groth16_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void groth16_stage_done(groth16_stage_fn *on_stage, void *ctx, const char *stage, double t0, double *slot)
+{
+    double t1 = groth16_now_s();
+    *slot = t1 - t0;
+    if (on_stage)
+        on_stage(ctx, stage, t0, t1);
 }
 
 /* ---- shape -------------------------------------------------------------- */
@@ -159,10 +167,11 @@ static int run_b2(groth16_pending_t *p)
 {
     struct msm_opts m;
     msm_opts_for(&m, &p->opts);
-    double t0 = now_s();
+    double t0 = groth16_now_s();
     int rc = backend_msm_g2(p->opts.backend, &p->b2, p->pk, p->w_b, p->n_b, /* density= */ NULL, &m);
     mem_touch(p->w_b); /* from here on the pending copy only waits for finish */
-    p->t_b2 = now_s() - t0;
+    if (rc == 0)
+        groth16_stage_done(p->opts.on_stage, p->opts.stage_ctx, "msm_b2", t0, &p->t_b2);
     return rc;
 }
 
@@ -272,35 +281,35 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     }
 
     /* H in place of a; b and c are done with once it is there */
-    double t0 = now_s();
+    double t0 = groth16_now_s();
     rc = backend_compute_h(o->backend, own.a, own.b, own.c, &shape->domain, o->threads);
     mem_free(own.b);
     mem_free(own.c);
     own.b = own.c = NULL;
     if (rc < 0)
         goto fail;
-    t->ntt = now_s() - t0;
+    groth16_stage_done(o->on_stage, o->stage_ctx, "h", t0, &t->ntt);
     struct msm_opts m;
     msm_opts_for(&m, o);
-    t0 = now_s();
+    t0 = groth16_now_s();
     rc = backend_msm_g1(o->backend, &p->h, BACKEND_H, pk, own.a, shape->n - 1, NULL, &m);
     mem_free(own.a);
     own.a = NULL;
     if (rc < 0)
         goto fail;
-    t->msm_h = now_s() - t0;
-    t0 = now_s();
+    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_h", t0, &t->msm_h);
+    t0 = groth16_now_s();
     if ((rc = backend_msm_g1(o->backend, &p->l, BACKEND_L, pk, w + cs->num_inputs, cs->num_aux, NULL, &m)) < 0)
         goto fail;
-    t->msm_l = now_s() - t0;
-    t0 = now_s();
+    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_l", t0, &t->msm_l);
+    t0 = groth16_now_s();
     if ((rc = backend_msm_g1(o->backend, &p->a, BACKEND_A, pk, w, nv, shape->density_a, &m)) < 0)
         goto fail;
-    t->msm_a = now_s() - t0;
-    t0 = now_s();
+    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_a", t0, &t->msm_a);
+    t0 = groth16_now_s();
     if ((rc = backend_msm_g1(o->backend, &p->b1, BACKEND_B_G1, pk, w, nv, shape->density_b, &m)) < 0)
         goto fail;
-    t->msm_b1 = now_s() - t0;
+    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_b1", t0, &t->msm_b1);
     *ret = p;
     return 0;
 fail:
@@ -315,19 +324,19 @@ int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, con
     if (!pk || !w || !fr_is_one(&w[0]))
         return -EINVAL;
     groth16_abc_t abc;
-    double t0 = now_s();
+    double t0 = groth16_now_s();
     int rc = groth16_abc_eval(&abc, shape, w, opts->threads, opts->proof, opts->partition);
     if (rc < 0)
         return rc;
     if (opts->times)
-        opts->times->eval = now_s() - t0;
+        opts->times->eval = groth16_now_s() - t0;
     return groth16_prove_start_abc(ret, pk, shape, w, &abc, opts);
 }
 
 int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p)
 {
     int rc;
-    double t_start = now_s();
+    double t_start = groth16_now_s();
     if (p->thread_running) {
         pthread_join(p->thread, NULL);
         p->thread_running = false;
@@ -385,7 +394,7 @@ int groth16_prove_finish(groth16_proof_t *proof, groth16_pending_t *p)
     dealloc_release(bufs, 1, p->opts.dealloc);
     if (p->opts.times) {
         p->opts.times->msm_b2 = p->t_b2;
-        p->opts.times->finish = now_s() - t_start;
+        p->opts.times->finish = groth16_now_s() - t_start;
     }
     groth16_pending_free(p);
     return 0;

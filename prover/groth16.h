@@ -85,6 +85,15 @@ typedef struct {
     double finish;   /* prove_finish: join, assembly, release */
 } groth16_times_t;
 
+/* Called as a heavy stage of a prove ends (groth16_prove_opts.on_stage). */
+typedef void groth16_stage_fn(void *ctx, const char *stage, double t_start_s, double t_end_s);
+
+/* CLOCK_MONOTONIC in seconds: the clock of the stage times. */
+double groth16_now_s(void);
+/* A heavy stage that began at t0 (groth16_now_s) is over: its seconds into
+ * *slot, and on_stage(ctx, stage, t0, now) when on_stage is set. */
+void groth16_stage_done(groth16_stage_fn *on_stage, void *ctx, const char *stage, double t0, double *slot);
+
 struct groth16_prove_opts {
     unsigned threads;   /* CPU threads for NTT and MSM; 0: all cores */
     groth16_times_t *times; /* NULL, or where to record the stage times */
@@ -97,6 +106,13 @@ struct groth16_prove_opts {
      * blind[1] (borrowed until prove_finish): tests that compare the
      * proofs of two backends byte for byte. */
     const fr_t *blind;
+    /* NULL, or called as each heavy stage of prove_start_abc and finish
+     * ends: "h" (the quotient H), "msm_h", "msm_l", "msm_a", "msm_b1" and
+     * "msm_b2" (the G2 MSM; from the split's background thread when split),
+     * with its start and end in CLOCK_MONOTONIC seconds: stages.csv's rows
+     * inside a partition's prove. */
+    groth16_stage_fn *on_stage;
+    void *stage_ctx;
 };
 
 /* Defaults: all cores, split, synchronous release, tags -1. */

@@ -15,9 +15,19 @@
 #include "prover/mem.h"
 
 /* One partition on its way through the stages. */
+struct pipeline;
+
+/* What a prove's stage rows are written with (groth16's on_stage). */
+struct stage_tag {
+    struct pipeline *p;
+    int proof, partition;
+    char worker[16]; /* the prover worker the partition went through */
+};
+
 struct part {
     struct part *next;
     int proof, partition;
+    struct stage_tag tag;
     fr_t *w;                    /* witness, until prove_start is done */
     groth16_abc_t abc;          /* a, b, c from synthesis, until prove_start takes them */
     void *shadow;               /* planted leak/hold buffer (faults) */
@@ -78,6 +88,16 @@ struct pipeline {
 static double t_ms(const struct pipeline *p)
 {
     return (run_clock_now() - p->env.t0) * 1e3;
+}
+
+/* groth16's on_stage: a heavy stage of a partition's prove (h, msm_*) as a
+ * row of stages.csv; msm_b2 comes from the split's own thread. */
+static void on_prove_stage(void *ctx, const char *stage, double t_start_s, double t_end_s)
+{
+    const struct stage_tag *tag = ctx;
+    double t0 = tag->p->env.t0;
+    run_files_stage(tag->p->env.rf, tag->proof, tag->partition, stage, tag->worker, (t_start_s - t0) * 1e3,
+                    (t_end_s - t0) * 1e3);
 }
 
 static void q_push(struct queue *q, struct part *x)
@@ -342,6 +362,13 @@ static void *prove_main(void *arg)
         o.dealloc = p->cfg.dealloc;
         o.split = p->cfg.split;
         o.backend = p->env.backend;
+        /* lives in x until prove_finish, which joins the thread of msm_b2 */
+        x->tag = (struct stage_tag){p, x->proof, x->partition, {0}};
+        snprintf(x->tag.worker, sizeof x->tag.worker, "%s", name);
+        if (p->env.rf) {
+            o.on_stage = on_prove_stage;
+            o.stage_ctx = &x->tag;
+        }
         const circuit_t *circ = p->env.circ;
         int rc = circ->prove ? circ->prove(circ, &x->proof_out, x->w, &o) /* its own keys, monolithic */
                              : groth16_prove_start_abc(&x->pending, p->env.pk, p->env.shape, x->w, &x->abc, &o);

@@ -100,6 +100,8 @@ static int zkey_prove_cb(const circuit_t *c, groth16_proof_t *proof, const fr_t 
     io.proof = o->proof;
     io.partition = o->partition;
     io.times = o->times;
+    io.on_stage = o->on_stage;
+    io.stage_ctx = o->stage_ctx;
     return iden3_zkey_prove(proof, zc->z, w, zc->n_w, &io);
 }
 

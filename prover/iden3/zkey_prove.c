@@ -6,8 +6,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <time.h>
-
 #include "prover/mem.h"
 #include "prover/msm.h"
 #include "prover/ntt.h"
@@ -19,13 +17,6 @@ void iden3_prove_opts_default(struct iden3_prove_opts *o)
     memset(o, 0, sizeof *o);
     o->proof = -1;
     o->partition = -1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 #define CHUNK 4096
@@ -98,7 +89,7 @@ int iden3_zkey_prove(groth16_proof_t *proof, const iden3_zkey_t *z, const fr_t *
     int rc = -ENOMEM;
 
     /* a, b in snarkjs's order, then ours; c = a b. */
-    double t0 = now_s();
+    double t0 = groth16_now_s();
     ta = mem_alloc(MEM_KIND_ABC, pf, pt, n * sizeof(fr_t));
     tb = mem_alloc(MEM_KIND_ABC, pf, pt, n * sizeof(fr_t));
     for (int k = 0; k < 3; k++)
@@ -119,10 +110,10 @@ int iden3_zkey_prove(groth16_proof_t *proof, const iden3_zkey_t *z, const fr_t *
     ta = tb = NULL;
     memcpy(abc[2], abc[0], n * sizeof(fr_t));
     ntt_pointwise_mul_sub(abc[2], abc[1], NULL, NULL, n, th);
-    t->eval = now_s() - t0;
+    t->eval = groth16_now_s() - t0;
 
     /* a b - c on the odd coset. */
-    t0 = now_s();
+    t0 = groth16_now_s();
     if ((rc = ntt_domain_init(&d, n, NTT_DOMAIN_TWIDDLES, pf, pt)) < 0)
         goto done;
     for (int i = 0; i < 3; i++)
@@ -139,7 +130,7 @@ int iden3_zkey_prove(groth16_proof_t *proof, const iden3_zkey_t *z, const fr_t *
     mem_free(abc[2]);
     abc[1] = abc[2] = NULL;
     ntt_domain_free(&d);
-    t->ntt = now_s() - t0;
+    groth16_stage_done(opts->on_stage, opts->stage_ctx, "h", t0, &t->ntt);
 
     /* MSMs. */
     struct msm_opts mo;
@@ -150,31 +141,31 @@ int iden3_zkey_prove(groth16_proof_t *proof, const iden3_zkey_t *z, const fr_t *
     g1_jac_t h, a, b1, c;
     g2_jac_t b2;
     size_t npub = z->n_public + 1ull, nv = z->n_vars;
-    t0 = now_s();
+    t0 = groth16_now_s();
     if ((rc = msm_g1(&h, z->h, n, abc[0], n, NULL, &mo)) < 0)
         goto done;
-    t->msm_h = now_s() - t0;
+    groth16_stage_done(opts->on_stage, opts->stage_ctx, "msm_h", t0, &t->msm_h);
     mem_free(abc[0]);
     abc[0] = NULL;
-    t0 = now_s();
+    t0 = groth16_now_s();
     if ((rc = msm_g1(&c, z->c, nv - npub, w + npub, nv - npub, NULL, &mo)) < 0)
         goto done;
-    t->msm_l = now_s() - t0;
-    t0 = now_s();
+    groth16_stage_done(opts->on_stage, opts->stage_ctx, "msm_l", t0, &t->msm_l);
+    t0 = groth16_now_s();
     if ((rc = msm_g1(&a, z->a, z->n_a, w, nv, z->density_a, &mo)) < 0)
         goto done;
-    t->msm_a = now_s() - t0;
-    t0 = now_s();
+    groth16_stage_done(opts->on_stage, opts->stage_ctx, "msm_a", t0, &t->msm_a);
+    t0 = groth16_now_s();
     if ((rc = msm_g1(&b1, z->b_g1, z->n_b_g1, w, nv, z->density_b1, &mo)) < 0)
         goto done;
-    t->msm_b1 = now_s() - t0;
-    t0 = now_s();
+    groth16_stage_done(opts->on_stage, opts->stage_ctx, "msm_b1", t0, &t->msm_b1);
+    t0 = groth16_now_s();
     if ((rc = msm_g2(&b2, z->b_g2, z->n_b_g2, w, nv, z->density_b2, &mo)) < 0)
         goto done;
-    t->msm_b2 = now_s() - t0;
+    groth16_stage_done(opts->on_stage, opts->stage_ctx, "msm_b2", t0, &t->msm_b2);
 
     /* Assembly with the blinding r, s. */
-    t0 = now_s();
+    t0 = groth16_now_s();
     fr_t r, s, rs;
     if (opts->r)
         r = *opts->r;
@@ -213,7 +204,7 @@ int iden3_zkey_prove(groth16_proof_t *proof, const iden3_zkey_t *z, const fr_t *
     g1_jac_to_affine(&proof->a, &a);
     g2_jac_to_affine(&proof->b, &b2);
     g1_jac_to_affine(&proof->c, &c);
-    t->finish = now_s() - t0;
+    t->finish = groth16_now_s() - t0;
     rc = 0;
 done:
     ntt_domain_free(&d);

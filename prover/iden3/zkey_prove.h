@@ -29,6 +29,8 @@ struct iden3_prove_opts {
     int proof, partition;     /* tags of the tracked buffers (-1: none) */
     groth16_times_t *times;   /* NULL, or the stage times (eval, ntt, msm_*) */
     const fr_t *r, *s;        /* blinding; NULL: drawn from getrandom */
+    groth16_stage_fn *on_stage; /* NULL, or as groth16_prove_opts's (b_g2 inline) */
+    void *stage_ctx;
 };
 
 /* threads 0, tags -1, no times, random blinding. */

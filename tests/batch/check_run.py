@@ -69,6 +69,43 @@ def load(run, name):
     return out
 
 
+PROVE_PARTS = ("h", "msm_h", "msm_l", "msm_a", "msm_b1")
+
+
+def check_prove_stages(stages):
+    """Every partition that finished has the heavy stages of its prove as
+    rows of their own, by the same worker: h and the G1 MSMs one after the
+    other inside its prove row, msm_b2 (the split's thread, or finish's)
+    after the prove began and before the finish ended."""
+    by_part = {}
+    for st in stages:
+        by_part.setdefault((st["proof"], st["partition"]), {})[st["stage"]] = st
+    for key, rows in by_part.items():
+        if "prove" not in rows or "finish" not in rows:
+            continue
+        prove, finish = rows["prove"], rows["finish"]
+        p0, p1 = float(prove["t_start_ms"]), float(prove["t_end_ms"])
+        last = p0
+        for name in PROVE_PARTS:
+            r = rows.get(name)
+            if not r:
+                problem(f"proof {key[0]} partition {key[1]}: no {name} row in stages.csv")
+                continue
+            a, b = float(r["t_start_ms"]), float(r["t_end_ms"])
+            if not (last - 0.01 <= a <= b <= p1 + 0.01):
+                problem(f"proof {key[0]} partition {key[1]}: {name} [{a}, {b}] is not after the stage "
+                        f"before it ({last}) inside prove [{p0}, {p1}]")
+            if r["worker"] != prove["worker"]:
+                problem(f"proof {key[0]} partition {key[1]}: {name} by {r['worker']}, prove by {prove['worker']}")
+            last = b
+        r = rows.get("msm_b2")
+        if not r:
+            problem(f"proof {key[0]} partition {key[1]}: no msm_b2 row in stages.csv")
+        elif not (p0 - 0.01 <= float(r["t_start_ms"]) <= float(r["t_end_ms"]) <= float(finish["t_end_ms"]) + 0.01):
+            problem(f"proof {key[0]} partition {key[1]}: msm_b2 [{r['t_start_ms']}, {r['t_end_ms']}] is not "
+                    f"between the prove's start {p0} and the finish's end {finish['t_end_ms']}")
+
+
 def main():
     run = sys.argv[1]
     complete = "--complete" in sys.argv
@@ -139,6 +176,7 @@ def main():
         if p and not (float(p["t_submit_ms"]) - 0.01 <= a and b <= float(p["t_done_ms"]) + 0.01):
             problem(f"stage {st['stage']} of proof {st['proof']} partition {st['partition']} "
                     f"[{a}, {b}] is outside the proof [{p['t_submit_ms']}, {p['t_done_ms']}]")
+    check_prove_stages(stages)
     for p in proofs:
         if abs(float(p["t_done_ms"]) - float(p["t_submit_ms"]) - float(p["wall_ms"])) > 0.01:
             problem(f"proof {p['proof']}: wall_ms is not t_done - t_submit")
