@@ -2,7 +2,8 @@
  * The console's arithmetic (harness/cli/console.h) against values worked
  * out by hand: the ETA's deadline from planted completion times (it counts
  * down, moves earlier at a completion, never later unless overdue, is never
- * negative), the duration format, and the live line's sizes in auto units.
+ * negative), the duration format, the live line's sizes in auto units, and
+ * the heartbeat lines off a terminal (a long phase, a long proof).
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/cli/console.h"
+#include "harness/run/run_clock.h"
 
 static int fails;
 
@@ -34,6 +36,59 @@ static void check_duration(double s, const char *want)
     char b[32];
     console_fmt_duration(b, s);
     CHECK(strcmp(b, want) == 0, "duration %.3f: '%s', expected '%s'", s, b, want);
+}
+
+/* Off a terminal, a long phase or a long proof prints a line once
+ * CONSOLE_HEARTBEAT_S have passed without one, and not before: the run
+ * clock is real, so the console's state is moved back in time instead of
+ * waiting. */
+static void check_heartbeats(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL, "memstream");
+    if (!f)
+        return;
+    console_t c;
+    console_init(&c, f, false);
+    console_start(&c, run_clock_now());
+    console_phase(&c, "generating the parameters");
+    fflush(f);
+    size_t after_phase = len;
+    console_phase_tick(&c, 5u << 20);
+    fflush(f);
+    CHECK(len == after_phase, "a tick within the heartbeat printed: %s", buf + after_phase);
+    c.last_line -= CONSOLE_HEARTBEAT_S + 1;
+    c.phase_t -= 74.5; /* durations round up: 74.5 s and a little read 1m15s */
+    console_phase_tick(&c, 5u << 20);
+    fflush(f);
+    CHECK(strstr(buf + after_phase, "  still generating the parameters: 1m15s, RSS 5.00 MiB\n") == buf + after_phase,
+          "the phase's heartbeat: '%s'", buf + after_phase);
+    size_t after_beat = len;
+    console_phase_tick(&c, 5u << 20);
+    fflush(f);
+    CHECK(len == after_beat, "a second line right after a heartbeat: %s", buf + after_beat);
+    console_phase_end(&c);
+
+    /* during the work: what the pipeline holds, the proofs done, the sizes */
+    console_work(&c, 4, 2);
+    fflush(f);
+    size_t before = len;
+    console_occ_t occ = {.synthesizing = 2, .waiting = 1, .queued = 1, .proving = 1, .finishing = 0, .done = 2};
+    console_progress(&c, &occ, (uint64_t)3 << 30, (uint64_t)4 << 30);
+    fflush(f);
+    CHECK(len == before, "progress within the heartbeat printed: %s", buf + before);
+    c.last_line -= CONSOLE_HEARTBEAT_S + 1;
+    console_progress(&c, &occ, (uint64_t)3 << 30, (uint64_t)4 << 30);
+    fflush(f);
+    const char *line = buf + before;
+    CHECK(strncmp(line, "  at ", 5) == 0 && strstr(line, " s: 0/4 proofs done; partitions: 2 synthesizing, 1 waiting "
+                                                      "for a queue slot, 1 queued, 1 proving, 0 finishing, 2 of 8 done"
+                                                      "  RSS 3.00 GiB  peak 4.00 GiB\n"),
+          "the work's heartbeat: '%s'", line);
+    fclose(f);
+    free(buf);
 }
 
 int main(void)
@@ -120,6 +175,7 @@ int main(void)
         fclose(f);
     }
     unlink(path);
+    check_heartbeats();
     if (fails)
         fprintf(stderr, "%d check(s) failed\n", fails);
     else
