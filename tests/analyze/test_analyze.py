@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from run_edit import breaker, rewrite
+
 zk, gen = sys.argv[1], sys.argv[2]
 seed = int(sys.argv[3]) if len(sys.argv) > 3 else random.randrange(1, 1 << 30)
 MIB, GIB = 1 << 20, 1 << 30
@@ -305,20 +307,7 @@ expect_error("write-baseline from a leaking run", ["check", results["leak"][0], 
 
 # ---- bad inputs: exit 2, one line ----
 good = results["healthy"][0]
-
-
-def broken(name, edit):
-    d = os.path.join(tmp, "bad-" + name)
-    shutil.copytree(good, d)
-    edit(d)
-    return d
-
-
-def rewrite(path, fn):
-    with open(path) as f:
-        text = f.read()
-    with open(path, "w") as f:
-        f.write(fn(text))
+broken = breaker(good, tmp)
 
 
 def set_line(path, idx, fn):

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from run_edit import breaker, rewrite
+
 zk, gen, gen_batch = sys.argv[1], sys.argv[2], sys.argv[3]
 seed = int(sys.argv[4]) if len(sys.argv) > 4 else random.randrange(1, 1 << 30)
 MIB = 1 << 20
@@ -393,20 +395,7 @@ else:
 
 # ---- bad input of a watch run: exit 2, one line ----
 good = results["sites-marks"][0]
-
-
-def broken(name, edit):
-    d = os.path.join(tmp, "bad-" + name)
-    shutil.copytree(good, d)
-    edit(d)
-    return d
-
-
-def rewrite(path, fn):
-    with open(path) as f:
-        text = f.read()
-    with open(path, "w") as f:
-        f.write(fn(text))
+broken = breaker(good, tmp)
 
 
 def set_field(col, row, value):
