@@ -538,6 +538,71 @@ static void rules_timing(rules_t *c)
     }
 }
 
+static int cmp_interval(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* How busy the heavy prove stages kept the prover: the union of the rows
+ * h, msm_h, msm_l, msm_a, msm_b1 and msm_b2 of stages.csv over the span from
+ * the first of them to the last. On the GPU backend this is the share of
+ * the work during which the device had H or an MSM to run. Runs without
+ * those rows (before they were written) get no section. */
+static void rules_prove_busy(rules_t *c)
+{
+    static const char *const heavy[] = {"h", "msm_h", "msm_l", "msm_a", "msm_b1", "msm_b2"};
+    const run_csv_t *st = &c->run->stages;
+    analyze_result_t *R = c->R;
+    R->prove_busy = NAN;
+    int cs = run_csv_col(st, "stage"), c0 = run_csv_col(st, "t_start_ms"), c1 = run_csv_col(st, "t_end_ms");
+    if (cs < 0 || c0 < 0 || c1 < 0 || st->nrows == 0)
+        return;
+    double *iv = malloc(st->nrows * 2 * sizeof *iv);
+    if (!iv)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < st->nrows; i++) {
+        const char *name = run_csv_text(st, i, cs);
+        bool is_heavy = false;
+        for (size_t k = 0; k < sizeof heavy / sizeof heavy[0] && !is_heavy; k++)
+            is_heavy = name && strcmp(name, heavy[k]) == 0;
+        double a = run_csv_num(st, i, c0), b = run_csv_num(st, i, c1);
+        if (is_heavy && isfinite(a) && isfinite(b) && b >= a) {
+            iv[2 * n] = a;
+            iv[2 * n + 1] = b;
+            n++;
+        }
+    }
+    if (n == 0) {
+        free(iv);
+        return;
+    }
+    qsort(iv, n, 2 * sizeof *iv, cmp_interval);
+    double busy = 0, cur0 = iv[0], cur1 = iv[1], last = iv[1];
+    for (size_t i = 1; i < n; i++) {
+        last = fmax(last, iv[2 * i + 1]);
+        if (iv[2 * i] > cur1) {
+            busy += cur1 - cur0;
+            cur0 = iv[2 * i];
+            cur1 = iv[2 * i + 1];
+        } else {
+            cur1 = fmax(cur1, iv[2 * i + 1]);
+        }
+    }
+    busy += cur1 - cur0;
+    double span = last - iv[0];
+    free(iv);
+    if (!(span > 0))
+        return;
+    R->prove_busy = busy / span;
+    const char *backend = json_string_value(json_object_get(c->cfg, "backend"));
+    json_object_set_new(c->J, "prove_busy",
+                        json_pack("{s:f,s:f,s:f,s:s,s:i}", "fraction", R->prove_busy, "busy_s", busy / 1000.0, "span_s",
+                                  span / 1000.0, "backend", backend ? backend : "unknown", "stages", (json_int_t)n));
+    snprintf(R->prove_busy_on, sizeof R->prove_busy_on, "%s", backend && strcmp(backend, "gpu") == 0 ? "GPU" : "prover");
+}
+
 /* The verdict: the first check that holds, its sentence with the numbers,
  * and the whole analysis as JSON (R->json; takes J and the notes). */
 static void rules_verdict(rules_t *c)
@@ -702,6 +767,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     rules_pileup(&c);
     rules_capacity(&c);
     rules_timing(&c);
+    rules_prove_busy(&c);
     rules_verdict(&c);
     analyze_model_free(&M);
     *ret = R;

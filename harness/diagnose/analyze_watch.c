@@ -334,6 +334,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     R.pw = -1;
     R.samples = n;
     R.limit_rss = NAN;
+    R.prove_busy = NAN;
     R.footprint_per_partition = R.footprint_se = NAN;
     for (int l = 0; l < ANALYZE_NLAYERS; l++) {
         analyze_layer_t *A = &R.layer[l];

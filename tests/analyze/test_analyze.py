@@ -333,6 +333,29 @@ bad = {
     "negative bytes": broken("neg", lambda d: set_line(os.path.join(d, "samples.csv"), 30, lambda l: ",".join([l.split(",")[0], "-5"] + l.split(",")[2:]))),
     "time going backwards": broken("backwards", lambda d: set_line(os.path.join(d, "samples.csv"), 30, lambda l: ",".join(["1.000"] + l.split(",")[1:]))),
 }
+# ---- prove_busy: the union of the heavy stage rows over their span ----
+# (proof 0, partition 0; worked by hand: [100, 200] + [150, 300] + [400, 450]
+# + [420, 600] + the nested [410, 415] give 200 + 200 = 400 ms busy of 500)
+def add_heavy_rows(d):
+    with open(os.path.join(d, "stages.csv"), "a") as f:
+        for stage, a, b in (("h", 100, 200), ("msm_h", 150, 300), ("msm_l", 400, 450), ("msm_b2", 420, 600),
+                            ("msm_a", 410, 415), ("synth", 0, 900)):
+            f.write("0,0,%s,prove0,%.3f,%.3f\n" % (stage, a, b))
+
+
+busy_run = broken("busy", add_heavy_rows)
+j = analyze(busy_run)
+pb = j.get("prove_busy") if j else None
+if not pb or abs(pb["fraction"] - 0.8) > 1e-9 or abs(pb["busy_s"] - 0.4) > 1e-9 or abs(pb["span_s"] - 0.5) > 1e-9 \
+        or pb["stages"] != 5:
+    fail("prove_busy of hand-made rows: %r, expected fraction 0.8, 0.4 of 0.5 s, 5 stages" % (pb,))
+rc, o, err = run("analyze", busy_run)
+if rc != 0 or "busy 80% of the work: H or an MSM running 0.4 of 0.5 s" not in o:
+    fail("analyze's text lacks the busy line: exit %d\n%s" % (rc, o))
+j = analyze(good)
+if j and "prove_busy" in j:
+    fail("a run without heavy stage rows has a prove_busy section: %r" % (j["prove_busy"],))
+
 for what, d in bad.items():
     expect_error("analyze, " + what, ["analyze", d])
 expect_error("analyze, non-numeric field names the column", ["analyze", bad["non-numeric field"]], contains="samples.csv:41")

@@ -33,6 +33,13 @@ python3 "$here/check_run.py" "$tmp/run" --complete || fail "complete run is inco
 [ "$(($(wc -l <"$tmp/run/proofs.csv") - 1))" -eq 4 ] || fail "proofs.csv does not hold 4 proofs"
 grep -q "all verified" "$tmp/out" || fail "summary does not say the proofs verified"
 grep -q "proofs/min" "$tmp/out" || fail "summary lacks throughput"
+# analyze's prove_busy covers every heavy stage row: 6 per partition (h, 4 G1
+# MSMs, the G2 MSM), 4 proofs x 2 partitions
+"$zk" analyze "$tmp/run" --json 2>/dev/null | python3 -c '
+import json, sys
+pb = json.load(sys.stdin)["prove_busy"]
+assert pb["stages"] == 48 and 0 < pb["fraction"] <= 1 and pb["backend"] == "cpu", pb
+' || fail "analyze: prove_busy of the complete run"
 # the second run maps the cached parameters instead of generating them
 "$zk" batch $small --count 1 --out "$tmp/run2" >"$tmp/out2" 2>&1 || fail "second run failed"
 grep -q "(loaded in" "$tmp/out2" || fail "second run did not load the cached parameters"
