@@ -165,9 +165,8 @@ typedef struct {
     double limit_rss;    /* what peak RSS is compared with: RAM or cap less the margin (+ file-backed RSS for a cap) */
     size_t proofs_done, samples;
     /* share of the work span with H or an MSM running (stages.csv); NAN:
-     * unknown. prove_busy_on: "GPU" on the GPU backend, else "prover" */
+     * unknown (the JSON's prove_busy has the seconds and the backend) */
     double prove_busy;
-    char prove_busy_on[8];
     /* a watch run: growth is per proof when it has proof boundaries (marks,
      * proofs_done), else per second; leak_rate/lo/hi are in that unit */
     bool watch, per_proof;

@@ -579,9 +579,10 @@ static void rules_prove_busy(rules_t *c)
         return;
     }
     qsort(iv, n, 2 * sizeof *iv, cmp_interval);
-    double busy = 0, cur0 = iv[0], cur1 = iv[1], last = iv[1];
+    /* merged from the earliest start: the last merged interval holds the
+     * latest end */
+    double busy = 0, cur0 = iv[0], cur1 = iv[1];
     for (size_t i = 1; i < n; i++) {
-        last = fmax(last, iv[2 * i + 1]);
         if (iv[2 * i] > cur1) {
             busy += cur1 - cur0;
             cur0 = iv[2 * i];
@@ -591,7 +592,7 @@ static void rules_prove_busy(rules_t *c)
         }
     }
     busy += cur1 - cur0;
-    double span = last - iv[0];
+    double span = cur1 - iv[0];
     free(iv);
     if (!(span > 0))
         return;
@@ -600,7 +601,6 @@ static void rules_prove_busy(rules_t *c)
     json_object_set_new(c->J, "prove_busy",
                         json_pack("{s:f,s:f,s:f,s:s,s:i}", "fraction", R->prove_busy, "busy_s", busy / 1000.0, "span_s",
                                   span / 1000.0, "backend", backend ? backend : "unknown", "stages", (json_int_t)n));
-    snprintf(R->prove_busy_on, sizeof R->prove_busy_on, "%s", backend && strcmp(backend, "gpu") == 0 ? "GPU" : "prover");
 }
 
 /* The verdict: the first check that holds, its sentence with the numbers,

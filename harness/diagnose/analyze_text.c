@@ -270,7 +270,8 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
         fprintf(f, "timing       %.3f s per proof\n", r->s_per_proof);
     const json_t *busy = json_object_get(J, "prove_busy");
     if (busy && isfinite(r->prove_busy))
-        fprintf(f, "busy         %s busy %.0f%% of the work: H or an MSM running %.1f of %.1f s\n", r->prove_busy_on,
+        fprintf(f, "busy         %s busy %.0f%% of the work: H or an MSM running %.1f of %.1f s\n",
+                strcmp(json_string_value(json_object_get(busy, "backend")), "gpu") == 0 ? "GPU" : "prover",
                 100 * r->prove_busy, jv(busy, "busy_s"), jv(busy, "span_s"));
     const json_t *notes = json_object_get(J, "notes");
     size_t i;

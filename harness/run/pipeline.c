@@ -14,7 +14,6 @@
 
 #include "prover/mem.h"
 
-/* One partition on its way through the stages. */
 struct pipeline;
 
 /* What a prove's stage rows are written with (groth16's on_stage). */
@@ -24,6 +23,7 @@ struct stage_tag {
     char worker[16]; /* the prover worker the partition went through */
 };
 
+/* One partition on its way through the stages. */
 struct part {
     struct part *next;
     int proof, partition;
