@@ -132,6 +132,15 @@ int kernels_device_mem(int dev, size_t *free_bytes, size_t *total_bytes)
     return 0;
 }
 
+int kernels_set_device(int dev)
+{
+    int cur = -1;
+    /* cheap when dev is current already, which is the common case */
+    if (cudaGetDevice(&cur) == cudaSuccess && cur == dev)
+        return 0;
+    return CUDA_CHECK(cudaSetDevice(dev));
+}
+
 int kernels_cuda_version(int *runtime, int *driver)
 {
     int r = 0, d = 0;

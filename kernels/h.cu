@@ -4,12 +4,19 @@
  * on the coset gH (coset NTT); h = (a b - c) / Z on gH, where Z(x) = x^n - 1
  * is the constant g^n - 1; a coset inverse NTT gives h's coefficients. Field
  * results are canonical, so the output equals the CPU's bit for bit.
+ *
+ * A prover worker keeps one workspace (struct kernels_h_ws): a, b and c on
+ * the device, page-locked staging, two streams, all allocated once. Each
+ * array's transforms start as soon as it is on the device, while the next
+ * one is copied, and h stays on the device for its MSM.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "kernels/alloc.cuh"
 #include "kernels/cuda_check.cuh"
+#include "kernels/host_copy.cuh"
 #include "kernels/kernels.h"
 #include "kernels/ntt.cuh"
 
@@ -97,56 +104,154 @@ int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
                      (const dev_fr_t *)d_c, L, s);
 }
 
-int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
-                      size_t n)
+/* ---- the per-worker workspace ---- */
+
+/* Scalars per staging copy: 64 MiB, large enough that a copy runs at the
+ * bus's speed, small enough that the next one's host copy overlaps it. */
+#define H_CHUNK ((size_t)1 << 21)
+
+struct kernels_h_ws {
+    int device;
+    size_t n;
+    unsigned log_n;
+    struct kbuf d[3];     /* a (then h), b, c on the device */
+    struct kbuf stage[2]; /* page-locked staging */
+    cudaStream_t s_copy, s_comp;
+    cudaEvent_t ev_stage[2], ev_in[3];
+};
+
+static size_t h_chunk(size_t n)
 {
-    struct kbuf d[3] = {};
-    const void *in[3] = {a, b, c};
-    cudaStream_t s_copy = NULL, s_comp = NULL;
-    cudaEvent_t ev[3] = {};
+    return n < H_CHUNK ? n : H_CHUNK;
+}
+
+void kernels_h_ws_bytes(size_t n, size_t *device_bytes, size_t *pinned_bytes)
+{
+    *device_bytes = 3 * n * sizeof(dev_fr_t);
+    *pinned_bytes = 2 * h_chunk(n) * sizeof(dev_fr_t);
+}
+
+void kernels_h_ws_free(kernels_h_ws_t *ws)
+{
+    int prev = -1;
+    if (!ws)
+        return;
+    if (cudaGetDevice(&prev) == cudaSuccess && prev != ws->device)
+        cudaSetDevice(ws->device);
+    if (ws->s_copy)
+        cudaStreamSynchronize(ws->s_copy);
+    if (ws->s_comp)
+        cudaStreamSynchronize(ws->s_comp);
+    for (int i = 0; i < 2; i++)
+        if (ws->ev_stage[i])
+            cudaEventDestroy(ws->ev_stage[i]);
+    for (int i = 0; i < 3; i++) {
+        if (ws->ev_in[i])
+            cudaEventDestroy(ws->ev_in[i]);
+        kbuf_free(&ws->d[i]);
+    }
+    kbuf_free(&ws->stage[0]);
+    kbuf_free(&ws->stage[1]);
+    if (ws->s_copy)
+        cudaStreamDestroy(ws->s_copy);
+    if (ws->s_comp)
+        cudaStreamDestroy(ws->s_comp);
+    if (prev >= 0 && prev != ws->device)
+        cudaSetDevice(prev);
+    free(ws);
+}
+
+int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n)
+{
+    kernels_h_ws_t *ws;
     unsigned L;
-    size_t bytes;
     int rc;
-    if (!h || !a || !b || !c || (rc = h_log2(n, &L)) < 0)
+    if (!ret || h_log2(n, &L) < 0)
         return -EINVAL;
-    bytes = n * sizeof(dev_fr_t);
+    /* the twiddles first: building them synchronizes the device */
     if ((rc = kernels_ntt_prepare(L)) < 0)
         return rc;
-    for (int i = 0; i < 3; i++)
-        if ((rc = kbuf_alloc(&d[i], KERNELS_MEM_ABC, bytes)) < 0)
-            goto fail;
-    CUDA_TRY(cudaStreamCreateWithFlags(&s_copy, cudaStreamNonBlocking));
-    CUDA_TRY(cudaStreamCreateWithFlags(&s_comp, cudaStreamNonBlocking));
-    for (int i = 0; i < 3; i++)
-        CUDA_TRY(cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming));
-    /* Each array's transforms start as soon as it is on the device, while
-     * the next one is copied. */
-    for (int i = 0; i < 3; i++) {
-        CUDA_TRY(cudaMemcpyAsync(d[i].p, in[i], bytes, cudaMemcpyHostToDevice,
-                                 s_copy));
-        CUDA_TRY(cudaEventRecord(ev[i], s_copy));
-        CUDA_TRY(cudaStreamWaitEvent(s_comp, ev[i], 0));
-        if ((rc = h_to_coset((dev_fr_t *)d[i].p, L, s_comp)) < 0)
-            goto fail;
-    }
-    if ((rc = h_combine((dev_fr_t *)d[0].p, (const dev_fr_t *)d[1].p,
-                        (const dev_fr_t *)d[2].p, L, s_comp)) < 0)
+    ws = (kernels_h_ws_t *)calloc(1, sizeof *ws);
+    if (!ws)
+        return -ENOMEM;
+    ws->n = n;
+    ws->log_n = L;
+    CUDA_TRY(cudaGetDevice(&ws->device));
+    if ((rc = kbuf_alloc(&ws->d[0], KERNELS_MEM_H, n * sizeof(dev_fr_t))) < 0 ||
+        (rc = kbuf_alloc(&ws->d[1], KERNELS_MEM_ABC, n * sizeof(dev_fr_t))) < 0 ||
+        (rc = kbuf_alloc(&ws->d[2], KERNELS_MEM_ABC, n * sizeof(dev_fr_t))) < 0 ||
+        (rc = kbuf_alloc(&ws->stage[0], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0 ||
+        (rc = kbuf_alloc(&ws->stage[1], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0)
         goto fail;
-    CUDA_TRY(cudaMemcpyAsync(h, d[0].p, bytes, cudaMemcpyDeviceToHost, s_comp));
-    CUDA_TRY(cudaStreamSynchronize(s_comp));
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s_copy, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s_comp, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++)
+        CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[i], cudaEventDisableTiming));
+    for (int i = 0; i < 3; i++)
+        CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_in[i], cudaEventDisableTiming));
+    *ret = ws;
+    return 0;
 fail:
-    if (s_copy)
-        cudaStreamSynchronize(s_copy);
-    if (s_comp)
-        cudaStreamSynchronize(s_comp);
-    for (int i = 0; i < 3; i++) {
-        if (ev[i])
-            cudaEventDestroy(ev[i]);
-        kbuf_free(&d[i]);
+    kernels_h_ws_free(ws);
+    return rc;
+}
+
+int kernels_h_ws_compute(kernels_h_ws_t *ws, const void *a, const void *b, const void *c, const void **d_h)
+{
+    const void *in[3] = {a, b, c};
+    size_t chunk, bytes;
+    unsigned L;
+    int rc = 0, dev = -1;
+    if (!ws || !a || !b || !c || !d_h)
+        return -EINVAL;
+    CUDA_TRY(cudaGetDevice(&dev));
+    if (dev != ws->device)
+        return -EINVAL;
+    L = ws->log_n;
+    chunk = h_chunk(ws->n);
+    /* a, b, c travel through the two staging buffers in turn on s_copy;
+     * each array's transforms start on s_comp as soon as it is on the
+     * device, while the next one travels */
+    for (int i = 0, q = 0; i < 3; i++) {
+        for (size_t off = 0; off < ws->n; off += chunk, q ^= 1) {
+            size_t len = ws->n - off < chunk ? ws->n - off : chunk;
+            bytes = len * sizeof(dev_fr_t);
+            /* the buffer's previous copy must be done before it is refilled */
+            CUDA_TRY(cudaEventSynchronize(ws->ev_stage[q]));
+            host_copy(ws->stage[q].p, (const dev_fr_t *)in[i] + off, bytes);
+            CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->d[i].p + off, ws->stage[q].p, bytes,
+                                     cudaMemcpyHostToDevice, ws->s_copy));
+            CUDA_TRY(cudaEventRecord(ws->ev_stage[q], ws->s_copy));
+        }
+        CUDA_TRY(cudaEventRecord(ws->ev_in[i], ws->s_copy));
+        CUDA_TRY(cudaStreamWaitEvent(ws->s_comp, ws->ev_in[i], 0));
+        if ((rc = h_to_coset((dev_fr_t *)ws->d[i].p, L, ws->s_comp)) < 0)
+            goto fail;
     }
-    if (s_copy)
-        cudaStreamDestroy(s_copy);
-    if (s_comp)
-        cudaStreamDestroy(s_comp);
+    if ((rc = h_combine((dev_fr_t *)ws->d[0].p, (const dev_fr_t *)ws->d[1].p, (const dev_fr_t *)ws->d[2].p, L,
+                        ws->s_comp)) < 0)
+        goto fail;
+    CUDA_TRY(cudaStreamSynchronize(ws->s_comp));
+    *d_h = ws->d[0].p;
+    return 0;
+fail:
+    /* nothing may still read the staging buffers or write d[] */
+    cudaStreamSynchronize(ws->s_copy);
+    cudaStreamSynchronize(ws->s_comp);
+    return rc;
+}
+
+int kernels_compute_h(void *h, const void *a, const void *b, const void *c, size_t n)
+{
+    kernels_h_ws_t *ws = NULL;
+    const void *d_h = NULL;
+    int rc;
+    if (!h || !a || !b || !c)
+        return -EINVAL;
+    if ((rc = kernels_h_ws_new(&ws, n)) < 0)
+        return rc;
+    if ((rc = kernels_h_ws_compute(ws, a, b, c, &d_h)) == 0)
+        rc = CUDA_CHECK(cudaMemcpy(h, d_h, n * sizeof(dev_fr_t), cudaMemcpyDeviceToHost));
+    kernels_h_ws_free(ws);
     return rc;
 }

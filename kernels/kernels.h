@@ -43,6 +43,10 @@ int kernels_device_props(int dev, struct kernels_device_props *props);
  * process has none there yet (a few hundred MiB of device memory). */
 int kernels_device_mem(int dev, size_t *free_bytes, size_t *total_bytes);
 
+/* Makes dev the calling thread's current device: the kernels' work and
+ * memory of this thread go there from now on. -ENODEV for a bad index. */
+int kernels_set_device(int dev);
+
 /* CUDA runtime and driver versions as 1000 * major + 10 * minor
  * (13000 = 13.0); driver is 0 when no driver is installed. */
 int kernels_cuda_version(int *runtime, int *driver);
@@ -101,9 +105,9 @@ int kernels_field_mul_throughput(enum kernels_field f, size_t n, int reps,
  * buffer kinds (gpu_params, gpu_abc, ...). */
 enum kernels_mem_role {
     KERNELS_MEM_PARAMS, /* resident MSM bases (kernels_msm_bases_upload) */
-    KERNELS_MEM_ABC,    /* a, b, c evaluations of kernels_compute_h */
+    KERNELS_MEM_ABC,    /* b, c evaluations of kernels_h_ws */
     KERNELS_MEM_NTT,    /* twiddle tables, NTT data of kernels_ntt */
-    KERNELS_MEM_H,      /* reserved: h coefficients kept on the device */
+    KERNELS_MEM_H,      /* a, then h in its place, kept for the H MSM (kernels_h_ws) */
     KERNELS_MEM_MSM,    /* MSM scratch: scalars, digits, buckets, host bases */
     KERNELS_MEM_PINNED, /* page-locked host staging (device = -1) */
     KERNELS_MEM_OTHER,
@@ -176,6 +180,30 @@ int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
 int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
                              void *stream);
 
+/*
+ * A prover worker's quotient workspace on the current device: a, b and c of
+ * a size-n domain on the device (a, which becomes h, as KERNELS_MEM_H; b and
+ * c as KERNELS_MEM_ABC), two page-locked staging buffers the host arrays
+ * travel through (KERNELS_MEM_PINNED), two streams. Made once and reused
+ * by every proof of that size: a proof then allocates, frees and
+ * synchronizes nothing device-wide, so workers on one device overlap.
+ * kernels_h_ws_bytes: what one takes, to budget device memory before
+ * making it.
+ */
+typedef struct kernels_h_ws kernels_h_ws_t;
+int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n);
+void kernels_h_ws_free(kernels_h_ws_t *ws); /* NULL is accepted */
+void kernels_h_ws_bytes(size_t n, size_t *device_bytes, size_t *pinned_bytes);
+/*
+ * h from the host evaluations a, b, c (n each) on the workspace's device
+ * (the current device); returns once h is complete there, with *d_h its n
+ * coefficients in device memory, valid until the workspace's next call or
+ * free: pass it as kernels_msm_resident's scalars. a, b and c have been
+ * read by then and may be freed. Calls on one workspace must not overlap.
+ */
+int kernels_h_ws_compute(kernels_h_ws_t *ws, const void *a, const void *b,
+                         const void *c, const void **d_h);
+
 /* ---- multi-scalar multiplication (msm.cu) ---- */
 
 enum kernels_curve {
@@ -186,7 +214,8 @@ enum kernels_curve {
 /*
  * ret (a g1_jac_t or g2_jac_t, host memory) = sum_i scalars[i] base(i), with
  * msm_g1's semantics (prover/msm.h): scalars are n_scalars Montgomery fr_t
- * in host memory; density NULL: variable i uses bases[i] (n_bases >=
+ * in host memory (pageable or page-locked) or in the current device's
+ * memory (read in place, e.g. kernels_h_ws_compute's h); density NULL: variable i uses bases[i] (n_bases >=
  * n_scalars); otherwise bit i of density says whether variable i has a base
  * and bases holds those in order (n_bases = their count, else -EINVAL).
  * Bases are affine, infinity (0, 0), in host memory (copied for the call).
@@ -206,6 +235,17 @@ int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
  */
 int kernels_host_alloc(void **ret, size_t bytes);
 void kernels_host_free(void *p);
+
+/*
+ * The scratch one MSM call of this shape takes, as it would reserve it
+ * (device memory, page-locked staging) in its workspace: to budget device
+ * memory for concurrent callers. host_bases: bases copied for the call
+ * (kernels_msm) rather than resident. 0 or -errno (-EOVERFLOW: too large).
+ */
+int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars,
+                              size_t n_bases, int has_density,
+                              int scalars_on_device, int host_bases,
+                              size_t *device_bytes, size_t *pinned_bytes);
 
 /* Bases uploaded once and kept on the current device (KERNELS_MEM_PARAMS). */
 typedef struct kernels_msm_bases kernels_msm_bases_t;

@@ -129,6 +129,52 @@ int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
     return -ENODEV;
 }
 
+int kernels_set_device(int dev)
+{
+    (void)dev;
+    return -ENODEV;
+}
+
+int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n)
+{
+    if (!ret || n == 0 || (n & (n - 1)))
+        return -EINVAL;
+    return -ENODEV;
+}
+
+void kernels_h_ws_free(kernels_h_ws_t *ws)
+{
+    (void)ws;
+}
+
+/* Plain arithmetic, the same as with CUDA (h.cu). */
+void kernels_h_ws_bytes(size_t n, size_t *device_bytes, size_t *pinned_bytes)
+{
+    size_t chunk = n < ((size_t)1 << 21) ? n : ((size_t)1 << 21);
+    *device_bytes = 3 * n * 32;
+    *pinned_bytes = 2 * chunk * 32;
+}
+
+int kernels_h_ws_compute(kernels_h_ws_t *ws, const void *a, const void *b, const void *c, const void **d_h)
+{
+    if (!ws || !a || !b || !c || !d_h)
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars, size_t n_bases, int has_density,
+                              int scalars_on_device, int host_bases, size_t *device_bytes, size_t *pinned_bytes)
+{
+    (void)n_scalars;
+    (void)n_bases;
+    (void)has_density;
+    (void)scalars_on_device;
+    (void)host_bases;
+    if ((unsigned)curve > KERNELS_CURVE_G2 || !device_bytes || !pinned_bytes)
+        return -EINVAL;
+    return -ENODEV;
+}
+
 int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
                 size_t n_bases, const void *scalars, size_t n_scalars,
                 const uint64_t *density, unsigned window)

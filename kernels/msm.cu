@@ -53,15 +53,19 @@ static int ws_destroy(struct msm_ws *ws)
     return rc;
 }
 
-int msm_ws_take(struct msm_ws **ret)
+int msm_ws_take(struct msm_ws **ret, size_t point_bytes)
 {
     int rc, dev;
     if ((rc = CUDA_CHECK(cudaGetDevice(&dev))) < 0)
         return rc;
     {
+        /* one of the same curve: its buffers have that curve's sizes, so
+         * the pool holds a G1 and a G2 workspace per concurrent caller
+         * (what prover/backend.c budgets), never two grown to the larger
+         * sizes of both */
         std::lock_guard<std::mutex> g(ws_lock);
         for (struct msm_ws **pp = &ws_idle; *pp; pp = &(*pp)->next)
-            if ((*pp)->device == dev) {
+            if ((*pp)->device == dev && (*pp)->point_bytes == point_bytes) {
                 struct msm_ws *ws = *pp;
                 *pp = ws->next;
                 ws->next = NULL;
@@ -73,6 +77,7 @@ int msm_ws_take(struct msm_ws **ret)
     if (!ws)
         return -ENOMEM;
     ws->device = dev;
+    ws->point_bytes = point_bytes;
     CUDA_TRY(cudaStreamCreateWithFlags(&ws->s0, cudaStreamNonBlocking));
     CUDA_TRY(cudaStreamCreateWithFlags(&ws->s1, cudaStreamNonBlocking));
     CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[0], cudaEventDisableTiming));
@@ -165,6 +170,30 @@ static size_t msm_point_bytes(enum kernels_curve curve)
         return sizeof(dev_affine_t<dev_fp2_t>);
     }
     return 0;
+}
+
+int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars, size_t n_bases, int has_density,
+                              int scalars_on_device, int host_bases, size_t *device_bytes, size_t *pinned_bytes)
+{
+    struct msm_plan pl;
+    enum msm_src src = scalars_on_device ? MSM_SRC_DEVICE : MSM_SRC_PAGEABLE;
+    int rc;
+    if (!device_bytes || !pinned_bytes)
+        return -EINVAL;
+    *device_bytes = *pinned_bytes = 0;
+    if (n_scalars == 0)
+        return 0;
+    if (curve == KERNELS_CURVE_G1) {
+        if ((rc = msm_plan_make<dev_fp_t>(&pl, n_scalars, n_bases, has_density, host_bases, src, 0)) < 0)
+            return rc;
+        return msm_scratch<dev_fp_t>(NULL, &pl, device_bytes, pinned_bytes);
+    }
+    if (curve == KERNELS_CURVE_G2) {
+        if ((rc = msm_plan_make<dev_fp2_t>(&pl, n_scalars, n_bases, has_density, host_bases, src, 0)) < 0)
+            return rc;
+        return msm_scratch<dev_fp2_t>(NULL, &pl, device_bytes, pinned_bytes);
+    }
+    return -EINVAL;
 }
 
 int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,

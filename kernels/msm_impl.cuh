@@ -53,6 +53,7 @@
 #include "kernels/alloc.cuh"
 #include "kernels/cuda_check.cuh"
 #include "kernels/curve.cuh"
+#include "kernels/host_copy.cuh"
 #include "kernels/msm_digits.cuh"
 #include "kernels/kernels.h"
 
@@ -399,15 +400,16 @@ enum msm_phase {
 struct msm_ws {
     struct msm_ws *next; /* in the pool's idle list */
     int device;
+    size_t point_bytes;  /* the curve it serves: affine point bytes (G1 or G2) */
     struct kbuf sc, keys[2], vals[2], start, end, buck, head, tail, seg[2], ones[2], fin,
         dens, pref, bases, tmp, stage[2];
     cudaStream_t s0, s1;
     cudaEvent_t ev_stage[2], ev_bases0, ev_bases1, ev_t[MSM_T_COUNT];
 };
 
-/* msm.cu: an idle workspace of the current device, or a new one; 0 or
- * -errno. */
-int msm_ws_take(struct msm_ws **ret);
+/* msm.cu: an idle workspace of the current device for points of
+ * point_bytes (G1 or G2 affine), or a new one; 0 or -errno. */
+int msm_ws_take(struct msm_ws **ret, size_t point_bytes);
 /* Back to the pool; after a failed call (healthy false) it is destroyed. */
 void msm_ws_give(struct msm_ws *ws, bool healthy);
 /* b holds at least bytes (> 0) of role's memory: kept if large enough, else
@@ -423,66 +425,133 @@ static inline double msm_wall_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* True when p is page-locked host memory the device can read directly
- * (cudaHostAlloc, kernels_host_alloc, cudaHostRegister). */
-static inline bool msm_is_pinned(const void *p)
+/* Where an MSM's scalars are: pageable host memory (through the staging
+ * buffers), page-locked host memory (cudaHostAlloc, kernels_host_alloc,
+ * cudaHostRegister: the copy engine reads it directly), or device memory
+ * of the current device (read in place: H, which never leaves the device). */
+enum msm_src { MSM_SRC_PAGEABLE, MSM_SRC_PINNED, MSM_SRC_DEVICE };
+
+static inline int msm_scalars_src(const void *p, enum msm_src *src)
 {
     cudaPointerAttributes a;
+    int dev = -1;
+    *src = MSM_SRC_PAGEABLE;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
         (void)cudaGetLastError(); /* not sticky: clear it */
-        return false;
+        return 0;
     }
-    return a.type == cudaMemoryTypeHost;
+    if (a.type == cudaMemoryTypeHost) {
+        *src = MSM_SRC_PINNED;
+    } else if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) {
+        /* another device's memory would be read across the bus, if at all */
+        if (cudaGetDevice(&dev) != cudaSuccess || (a.type == cudaMemoryTypeDevice && a.device != dev))
+            return -EINVAL;
+        *src = MSM_SRC_DEVICE;
+    }
+    return 0;
 }
 
-/* memcpy on up to MSM_COPY_THREADS threads: one thread moves about
- * 5-10 GB/s, and the staging copy of pageable scalars was most of the
- * digits phase (104 ms of scalars at 2^24 on the H200). */
-#define MSM_COPY_THREADS 8
-#define MSM_COPY_MIN ((size_t)4 << 20) /* below this, one thread */
-
-struct msm_copy_part {
-    void *dst;
-    const void *src;
-    size_t bytes;
+/* The shape of one MSM call: window, buckets, pairs, chunks, and its sort's
+ * scratch (cub's query, which reads no device memory). */
+struct msm_plan {
+    int c, nw, end_bit;
+    uint32_t nb, nseg, chunks;
+    size_t n, items, used_bases, words, chunk, tmp_bytes;
+    bool density, copy_bases;
+    enum msm_src src;
 };
 
-static void *msm_copy_part_main(void *arg)
+template <class F>
+static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool density, bool copy_bases,
+                         enum msm_src src, unsigned window)
 {
-    struct msm_copy_part *c = (struct msm_copy_part *)arg;
-    memcpy(c->dst, c->src, c->bytes);
-    return NULL;
+    memset(pl, 0, sizeof *pl);
+    pl->n = n;
+    pl->c = window ? (int)window : (int)msm_window_for(n);
+    pl->nw = (256 + pl->c - 1) / pl->c;
+    pl->nb = (uint32_t)pl->nw << (pl->c - 1);
+    pl->items = (size_t)pl->nw * n;
+    if (n > 0x7fffffffu || pl->items > 0x7fffffffu)
+        return -EOVERFLOW;
+    pl->end_bit = 32 - __builtin_clz(pl->nb + 1);
+    pl->nseg = (1u << (pl->c - 1)) / ((1u << (pl->c - 1)) < MSM_SEG ? (1u << (pl->c - 1)) : MSM_SEG);
+    pl->density = density;
+    pl->used_bases = density ? n_bases : n;
+    pl->words = density ? (n + 63) / 64 : 0;
+    pl->copy_bases = copy_bases && pl->used_bases;
+    pl->src = src;
+    /* chunks of 64 pairs and more, at most 2^18 (2^17 for G2): enough
+     * threads to fill the GPU, pieces of 2 x 48 (96) MiB at most, and a
+     * bucket of k points crosses at most k / 64 + 1 chunks, which its
+     * combine adds one after the other (chunks of 16 made 250 repeated
+     * values at 2^18 cost 1.95x random scalars on the H200) */
+    pl->chunks = (uint32_t)(pl->items / 64 ? pl->items / 64 : 1);
+    if (pl->chunks > (sizeof(F) > 48 ? (1u << 17) : (1u << 18)))
+        pl->chunks = sizeof(F) > 48 ? (1u << 17) : (1u << 18);
+    pl->chunk = n < MSM_CHUNK ? n : MSM_CHUNK;
+    cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
+    return CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, pl->tmp_bytes, dk, dv, (int)pl->items, 0,
+                                                      pl->end_bit));
 }
 
-static inline void msm_host_copy(void *dst, const void *src, size_t bytes)
+/* The scratch of a call, buffer by buffer, from one list: reserved in ws
+ * (grown where too small), or, with ws NULL, only added up into
+ * *device_bytes and *pinned_bytes (kernels_msm_scratch_bytes). */
+template <class F>
+static int msm_scratch(struct msm_ws *ws, const struct msm_plan *pl, size_t *device_bytes, size_t *pinned_bytes)
 {
-    struct msm_copy_part part[MSM_COPY_THREADS];
-    pthread_t tid[MSM_COPY_THREADS];
-    bool started[MSM_COPY_THREADS] = {};
-    size_t k = bytes < MSM_COPY_MIN ? 1 : MSM_COPY_THREADS;
-    size_t step = (bytes / k + 63) & ~(size_t)63;
-    for (size_t i = 0; i < k; i++) {
-        size_t lo = i * step < bytes ? i * step : bytes, hi = lo + step < bytes ? lo + step : bytes;
-        part[i].dst = (char *)dst + lo;
-        part[i].src = (const char *)src + lo;
-        part[i].bytes = hi - lo;
-        /* part 0 runs here; a thread that cannot start runs here too */
-        started[i] = i > 0 && pthread_create(&tid[i], NULL, msm_copy_part_main, &part[i]) == 0;
+    typedef dev_xyzz_t<F> xyzz_t;
+    int rc = 0;
+    size_t dev = 0, pin = 0;
+#define MSM_NEED(field, role, bytes)                                               \
+    do {                                                                           \
+        size_t b_ = (bytes);                                                       \
+        *((role) == KERNELS_MEM_PINNED ? &pin : &dev) += b_;                       \
+        if (ws && (rc = msm_ws_reserve(&ws->field, (role), b_)) < 0)               \
+            return rc;                                                             \
+    } while (0)
+    if (pl->src != MSM_SRC_DEVICE)
+        MSM_NEED(sc, KERNELS_MEM_MSM, pl->n * sizeof(dev_fr_t));
+    for (int i = 0; i < 2; i++) {
+        MSM_NEED(keys[i], KERNELS_MEM_MSM, pl->items * sizeof(uint32_t));
+        MSM_NEED(vals[i], KERNELS_MEM_MSM, pl->items * sizeof(uint32_t));
+        MSM_NEED(seg[i], KERNELS_MEM_MSM, (size_t)pl->nw * pl->nseg * sizeof(xyzz_t));
+        MSM_NEED(ones[i], KERNELS_MEM_MSM, MSM_ONES_THREADS * sizeof(xyzz_t));
     }
-    for (size_t i = 0; i < k; i++)
-        if (!started[i])
-            memcpy(part[i].dst, part[i].src, part[i].bytes);
-    for (size_t i = 1; i < k; i++)
-        if (started[i])
-            pthread_join(tid[i], NULL);
+    MSM_NEED(start, KERNELS_MEM_MSM, (pl->nb + 2) * sizeof(uint32_t));
+    MSM_NEED(end, KERNELS_MEM_MSM, (pl->nb + 2) * sizeof(uint32_t));
+    MSM_NEED(buck, KERNELS_MEM_MSM, (size_t)pl->nb * sizeof(xyzz_t));
+    MSM_NEED(head, KERNELS_MEM_MSM, (size_t)pl->chunks * sizeof(xyzz_t));
+    MSM_NEED(tail, KERNELS_MEM_MSM, (size_t)pl->chunks * sizeof(xyzz_t));
+    /* what step 5 takes to the host: at most MSM_HOST_SUMS sums a window and
+     * the ones' partial sums */
+    MSM_NEED(fin, KERNELS_MEM_PINNED,
+             ((size_t)pl->nw * MSM_HOST_SUMS + MSM_ONES_THREADS / MSM_GROUP) * sizeof(xyzz_t));
+    if (pl->density) {
+        MSM_NEED(dens, KERNELS_MEM_MSM, pl->words * sizeof(uint64_t));
+        MSM_NEED(pref, KERNELS_MEM_MSM, pl->words * sizeof(uint32_t));
+    }
+    if (pl->copy_bases)
+        MSM_NEED(bases, KERNELS_MEM_MSM, pl->used_bases * sizeof(dev_affine_t<F>));
+    MSM_NEED(tmp, KERNELS_MEM_MSM, pl->tmp_bytes ? pl->tmp_bytes : 1);
+    if (pl->src == MSM_SRC_PAGEABLE) {
+        MSM_NEED(stage[0], KERNELS_MEM_PINNED, pl->chunk * sizeof(dev_fr_t));
+        MSM_NEED(stage[1], KERNELS_MEM_PINNED, pl->chunk * sizeof(dev_fr_t));
+    }
+#undef MSM_NEED
+    if (device_bytes)
+        *device_bytes = dev;
+    if (pinned_bytes)
+        *pinned_bytes = pin;
+    return rc;
 }
 
-/* The digits of scalars [off, off + len) of the workspace's scalars, on s0. */
-static inline int msm_launch_digits(struct msm_ws *ws, size_t off, size_t len, size_t n, const uint64_t *density,
-                                    int c, int nw)
+/* The digits of scalars [off, off + len) of sc (device memory), on s0. */
+static inline int msm_launch_digits(struct msm_ws *ws, const dev_fr_t *sc, size_t off, size_t len, size_t n,
+                                    const uint64_t *density, int c, int nw)
 {
     msm_digits_kernel<<<blocks_for(len, 256), 256, 0, ws->s0>>>(
-        (const dev_fr_t *)ws->sc.p, off, off + len, n, density ? (const uint64_t *)ws->dens.p : NULL,
+        sc, off, off + len, n, density ? (const uint64_t *)ws->dens.p : NULL,
         density ? (const uint32_t *)ws->pref.p : NULL, (uint32_t *)ws->keys[0].p, (uint32_t *)ws->vals[0].p, c, nw);
     return CUDA_CHECK_LAUNCH("msm_digits_kernel");
 }
@@ -497,11 +566,14 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     typedef dev_xyzz_t<F> xyzz_t;
     struct msm_ws *ws = NULL;
     struct kernels_msm_profile prof = {};
+    struct msm_plan pl;
     uint32_t *prefix = NULL;
-    size_t words = 0, used_bases, items, tmp_bytes = 0, chunk;
+    size_t words = 0, used_bases, items, tmp_bytes, chunk;
     int c, nw, rc = 0, end_bit;
     uint32_t nb, nseg, chunks;
     bool copy_bases;
+    enum msm_src src;
+    const dev_fr_t *sc;
     double t_call = msm_wall_ms(), host_final_ms = 0;
 
     if (!ret || (n && !scalars))
@@ -518,90 +590,42 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     }
     if (n > 0x7fffffffu)
         return -EOVERFLOW;
-    if (density) {
-        if ((rc = msm_density_prefix(density, n, n_bases, &prefix, &words)) < 0)
-            return rc;
-        used_bases = n_bases;
-    } else {
-        if (n_bases < n)
-            return -EINVAL;
-        used_bases = n;
-    }
-    if (used_bases && !host_bases && !dev_bases) {
-        free(prefix);
+    if (!density && n_bases < n)
         return -EINVAL;
-    }
-    c = window ? (int)window : (int)msm_window_for(n);
-    nw = (256 + c - 1) / c;
-    nb = (uint32_t)nw << (c - 1);
-    items = (size_t)nw * n;
-    if (items > 0x7fffffffu) {
-        free(prefix);
-        return -EOVERFLOW;
-    }
-    end_bit = 32 - __builtin_clz(nb + 1);
-    nseg = (1u << (c - 1)) / ((1u << (c - 1)) < MSM_SEG ? (1u << (c - 1)) : MSM_SEG);
-    copy_bases = !dev_bases && used_bases;
-    /* chunks of 64 pairs and more, at most 2^18 (2^17 for G2): enough
-     * threads to fill the GPU, pieces of 2 x 48 (96) MiB at most, and a
-     * bucket of k points crosses at most k / 64 + 1 chunks, which its
-     * combine adds one after the other (chunks of 16 made 250 repeated
-     * values at 2^18 cost 1.95x random scalars on the H200) */
-    chunks = (uint32_t)(items / 64 ? items / 64 : 1);
-    if (chunks > (sizeof(F) > 48 ? (1u << 17) : (1u << 18)))
-        chunks = sizeof(F) > 48 ? (1u << 17) : (1u << 18);
+    if ((density ? n_bases : n) && !host_bases && !dev_bases)
+        return -EINVAL;
+    if ((rc = msm_scalars_src(scalars, &src)) < 0)
+        return rc;
+    if ((rc = msm_plan_make<F>(&pl, n, n_bases, density != NULL, !dev_bases, src, window)) < 0)
+        return rc;
+    if (density && (rc = msm_density_prefix(density, n, n_bases, &prefix, &words)) < 0)
+        return rc;
+    c = pl.c;
+    nw = pl.nw;
+    nb = pl.nb;
+    items = pl.items;
+    end_bit = pl.end_bit;
+    nseg = pl.nseg;
+    chunks = pl.chunks;
+    chunk = pl.chunk;
+    tmp_bytes = pl.tmp_bytes;
+    used_bases = pl.used_bases;
+    copy_bases = pl.copy_bases;
     prof.n = n;
     prof.window = (unsigned)c;
     prof.windows = (unsigned)nw;
 
-    if ((rc = msm_ws_take(&ws)) < 0) {
+    if ((rc = msm_ws_take(&ws, sizeof(aff_t))) < 0) {
         free(prefix);
         return rc;
     }
 
     /* ---- scratch, grown to this call ---- */
-#define MSM_RESERVE(b, role, bytes)                                           \
-    do {                                                                      \
-        if ((rc = msm_ws_reserve(&(b), (role), (bytes))) < 0)                 \
-            goto fail;                                                        \
-    } while (0)
-    MSM_RESERVE(ws->sc, KERNELS_MEM_MSM, n * sizeof(dev_fr_t));
-    for (int i = 0; i < 2; i++) {
-        MSM_RESERVE(ws->keys[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
-        MSM_RESERVE(ws->vals[i], KERNELS_MEM_MSM, items * sizeof(uint32_t));
-        MSM_RESERVE(ws->seg[i], KERNELS_MEM_MSM, (size_t)nw * nseg * sizeof(xyzz_t));
-        MSM_RESERVE(ws->ones[i], KERNELS_MEM_MSM, MSM_ONES_THREADS * sizeof(xyzz_t));
-    }
-    MSM_RESERVE(ws->start, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
-    MSM_RESERVE(ws->end, KERNELS_MEM_MSM, (nb + 2) * sizeof(uint32_t));
-    MSM_RESERVE(ws->buck, KERNELS_MEM_MSM, (size_t)nb * sizeof(xyzz_t));
-    MSM_RESERVE(ws->head, KERNELS_MEM_MSM, (size_t)chunks * sizeof(xyzz_t));
-    MSM_RESERVE(ws->tail, KERNELS_MEM_MSM, (size_t)chunks * sizeof(xyzz_t));
-    /* what step 5 takes to the host: at most MSM_HOST_SUMS sums a window and
-     * the ones' partial sums */
-    MSM_RESERVE(ws->fin, KERNELS_MEM_PINNED,
-                ((size_t)nw * MSM_HOST_SUMS + MSM_ONES_THREADS / MSM_GROUP) * sizeof(xyzz_t));
-    if (density) {
-        MSM_RESERVE(ws->dens, KERNELS_MEM_MSM, words * sizeof(uint64_t));
-        MSM_RESERVE(ws->pref, KERNELS_MEM_MSM, words * sizeof(uint32_t));
-    }
-    if (copy_bases) {
-        MSM_RESERVE(ws->bases, KERNELS_MEM_MSM, used_bases * sizeof(aff_t));
+    if ((rc = msm_scratch<F>(ws, &pl, NULL, NULL)) < 0)
+        goto fail;
+    if (copy_bases)
         dev_bases = (const aff_t *)ws->bases.p;
-    }
-    {
-        cub::DoubleBuffer<uint32_t> dk((uint32_t *)ws->keys[0].p, (uint32_t *)ws->keys[1].p);
-        cub::DoubleBuffer<uint32_t> dv((uint32_t *)ws->vals[0].p, (uint32_t *)ws->vals[1].p);
-        CUDA_TRY(cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, dk, dv,
-                                                 (int)items, 0, end_bit));
-    }
-    MSM_RESERVE(ws->tmp, KERNELS_MEM_MSM, tmp_bytes ? tmp_bytes : 1);
-    chunk = n < MSM_CHUNK ? n : MSM_CHUNK;
-    if (!msm_is_pinned(scalars)) {
-        MSM_RESERVE(ws->stage[0], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
-        MSM_RESERVE(ws->stage[1], KERNELS_MEM_PINNED, chunk * sizeof(dev_fr_t));
-    }
-#undef MSM_RESERVE
+    sc = src == MSM_SRC_DEVICE ? scalars : (const dev_fr_t *)ws->sc.p;
     prof.setup_ms = msm_wall_ms() - t_call;
 
     CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_START], ws->s0));
@@ -615,7 +639,11 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
     }
 
     /* ---- 1. scalars in, digits out, chunk by chunk ---- */
-    if (msm_is_pinned(scalars)) {
+    if (src == MSM_SRC_DEVICE) {
+        /* already there (the caller's work that wrote them is complete) */
+        if ((rc = msm_launch_digits(ws, sc, 0, n, n, density, c, nw)) < 0)
+            goto fail;
+    } else if (src == MSM_SRC_PINNED) {
         /* page-locked: the copy engine reads them directly on s1, chunk by
          * chunk, and s0 computes a chunk's digits once it is in */
         for (size_t off = 0; off < n; off += chunk) {
@@ -624,7 +652,7 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
                                      cudaMemcpyHostToDevice, ws->s1));
             CUDA_TRY(cudaEventRecord(ws->ev_stage[0], ws->s1));
             CUDA_TRY(cudaStreamWaitEvent(ws->s0, ws->ev_stage[0], 0));
-            if ((rc = msm_launch_digits(ws, off, len, n, density, c, nw)) < 0)
+            if ((rc = msm_launch_digits(ws, sc, off, len, n, density, c, nw)) < 0)
                 goto fail;
         }
     } else {
@@ -634,11 +662,11 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
             /* the staging buffer's previous copy (this call's or the last
              * call's) must be done before it is overwritten */
             CUDA_TRY(cudaEventSynchronize(ws->ev_stage[sb]));
-            msm_host_copy(ws->stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
+            host_copy(ws->stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
             CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->sc.p + off, ws->stage[sb].p, len * sizeof(dev_fr_t),
                                      cudaMemcpyHostToDevice, ws->s0));
             CUDA_TRY(cudaEventRecord(ws->ev_stage[sb], ws->s0));
-            if ((rc = msm_launch_digits(ws, off, len, n, density, c, nw)) < 0)
+            if ((rc = msm_launch_digits(ws, sc, off, len, n, density, c, nw)) < 0)
                 goto fail;
         }
     }
