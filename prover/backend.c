@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,29 @@
 #include "kernels/kernels.h"
 #include "prover/mem.h"
 
-struct backend {
-    int device;
+/* Device memory left unbudgeted on each device: the CUDA context's own
+ * work memory, cub's launch scratch, allocator granularity. */
+#define BACKEND_DEVICE_RESERVE ((size_t)512 << 20)
+
+struct backend_dev {
+    struct backend_device_info info;
     kernels_msm_bases_t *bases[5]; /* by enum backend_query */
-    pthread_mutex_t lock;          /* one proof at a time on the device */
+};
+
+struct lane {
+    struct backend_dev *dev;
+    kernels_h_ws_t *h_ws;
+    const void *d_h;       /* the last compute_h's h, on the device; NULL before */
+    pthread_mutex_t g1;    /* H and the G1 MSMs: one caller at a time */
+    pthread_mutex_t g2;    /* the b_g2 MSMs: one at a time, so one G2 MSM workspace */
+    bool locks_ready;
+};
+
+struct backend {
+    unsigned n_devs, n_lanes;
+    size_t n;              /* the domain: h's workspaces are for it */
+    struct backend_dev *devs;
+    struct lane *lanes;
 };
 
 /* Device allocations become tracked buffers of the gpu_* kinds. */
@@ -41,49 +61,222 @@ void backend_free(backend_t *be)
 {
     if (!be)
         return;
-    for (int q = 0; q < 5; q++)
-        kernels_msm_bases_free(be->bases[q]);
-    /* the kernels' caches: MSM workspaces and the NTT twiddles */
+    for (unsigned i = 0; be->lanes && i < be->n_lanes; i++) {
+        struct lane *l = &be->lanes[i];
+        if (l->dev)
+            kernels_set_device(l->dev->info.device);
+        kernels_h_ws_free(l->h_ws);
+        if (l->locks_ready) {
+            pthread_mutex_destroy(&l->g1);
+            pthread_mutex_destroy(&l->g2);
+        }
+    }
+    /* the kernels' caches: MSM workspaces (every device's) and each
+     * device's NTT twiddles */
     kernels_msm_release();
-    kernels_ntt_release();
-    pthread_mutex_destroy(&be->lock);
+    for (unsigned d = 0; be->devs && d < be->n_devs; d++) {
+        if (kernels_set_device(be->devs[d].info.device) < 0)
+            continue;
+        for (int q = 0; q < 5; q++)
+            kernels_msm_bases_free(be->devs[d].bases[q]);
+        kernels_ntt_release();
+    }
+    free(be->lanes);
+    free(be->devs);
     free(be);
 }
 
-int backend_gpu_new(backend_t **ret, const groth16_params_t *pk, int device, char *msg, size_t cap)
+static double gib(size_t b)
 {
-    int n = 0;
-    if (kernels_device_count(&n) != 0 || n <= device || device < 0) {
-        snprintf(msg, cap, "no CUDA device %d (%s)", device, kernels_last_error());
+    return (double)b / (double)(1u << 30);
+}
+
+/* What one lane takes at most: its H workspace, the largest of its G1 MSMs'
+ * scratch (one G1 workspace grows to it) and its b_g2 MSM's. */
+static int lane_budget(struct backend_device_info *info, const groth16_params_t *pk, size_t n)
+{
+    size_t nv = pk->vk.n_ic + pk->n_l, d, p, g1_dev = 0, g1_pin = 0, g2_dev = 0, g2_pin = 0;
+    int rc;
+    struct {
+        size_t n_scalars, n_bases;
+        int density;
+    } g1[4] = {{n - 1, pk->n_h, 0}, {pk->n_l, pk->n_l, 0}, {nv, pk->n_a, 1}, {nv, pk->n_b_g1, 1}};
+    for (int i = 0; i < 4; i++) {
+        if ((rc = kernels_msm_scratch_bytes(KERNELS_CURVE_G1, g1[i].n_scalars, g1[i].n_bases, g1[i].density, 0, 0,
+                                            &d, &p)) < 0)
+            return rc;
+        g1_dev = d > g1_dev ? d : g1_dev;
+        g1_pin = p > g1_pin ? p : g1_pin;
+    }
+    if ((rc = kernels_msm_scratch_bytes(KERNELS_CURVE_G2, pk->n_b_g2, pk->n_b_g2, 0, 0, 0, &g2_dev, &g2_pin)) < 0)
+        return rc;
+    kernels_h_ws_bytes(n, &d, &p);
+    info->lane_h_bytes = d;
+    info->lane_msm_bytes = g1_dev + g2_dev;
+    info->lane_bytes = d + g1_dev + g2_dev;
+    info->lane_pinned_bytes = p + g1_pin + g2_pin;
+    return 0;
+}
+
+/* Uploads the key to one device and budgets its lanes. */
+static int device_open(struct backend_dev *dv, const groth16_params_t *pk, size_t n, unsigned workers, char *msg,
+                       size_t cap)
+{
+    const void *pts[5] = {pk->h, pk->l, pk->a, pk->b_g1, pk->b_g2};
+    const size_t cnt[5] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2};
+    int device = dv->info.device, rc;
+    size_t free_b = 0, total = 0;
+    if ((rc = kernels_set_device(device)) < 0) {
+        snprintf(msg, cap, "GPU %d: %s", device, kernels_last_error());
+        return rc;
+    }
+    for (int q = 0; q < 5; q++) {
+        if ((rc = kernels_msm_bases_upload(&dv->bases[q], q == BACKEND_B_G2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1,
+                                           pts[q], cnt[q])) < 0) {
+            snprintf(msg, cap, "uploading the proving key to GPU %d failed: %s", device, kernels_last_error());
+            return rc;
+        }
+        dv->info.key_bytes += cnt[q] * (q == BACKEND_B_G2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
+    }
+    /* the twiddles of the domain now: building them later would
+     * synchronize the device under running lanes */
+    if ((rc = kernels_ntt_prepare((unsigned)__builtin_ctzll(n))) < 0 ||
+        (rc = kernels_device_mem(device, &free_b, &total)) < 0) {
+        snprintf(msg, cap, "GPU %d: %s", device, kernels_last_error());
+        return rc;
+    }
+    dv->info.free_bytes = free_b;
+    if ((rc = lane_budget(&dv->info, pk, n)) < 0) {
+        snprintf(msg, cap, "GPU %d: sizing the prover's workspaces failed: %s", device,
+                 rc == -EOVERFLOW ? "the circuit is too large for the GPU MSM" : kernels_last_error());
+        return rc;
+    }
+    size_t avail = free_b > BACKEND_DEVICE_RESERVE ? free_b - BACKEND_DEVICE_RESERVE : 0;
+    if ((size_t)workers * dv->info.lane_bytes > avail) {
+        size_t fit = dv->info.lane_bytes ? avail / dv->info.lane_bytes : 0;
+        snprintf(msg, cap,
+                 "GPU %d: %u prover worker%s need %.2f GiB of device memory (%.2f GiB each: H %.2f, MSMs %.2f) "
+                 "beside the %.2f GiB proving key, and %.2f GiB is free (less %.2f GiB kept back): %zu fit%s",
+                 device, workers, workers == 1 ? "" : "s", gib((size_t)workers * dv->info.lane_bytes),
+                 gib(dv->info.lane_bytes), gib(dv->info.lane_h_bytes), gib(dv->info.lane_msm_bytes),
+                 gib(dv->info.key_bytes), gib(free_b), gib(BACKEND_DEVICE_RESERVE), fit,
+                 fit ? " (--gpu-workers)" : "");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struct backend_gpu_config *cfg,
+                        char *msg, size_t cap)
+{
+    int count = 0, rc;
+    size_t n = pk->n_h + 1;
+    if (!cfg || !cfg->devices || cfg->n_devices == 0 || cfg->n_devices > BACKEND_MAX_DEVICES || cfg->workers == 0 ||
+        cfg->workers > 1024 || (n & (n - 1)) != 0) {
+        snprintf(msg, cap, "bad GPU backend configuration");
+        return -EINVAL;
+    }
+    if (kernels_device_count(&count) != 0 || count == 0) {
+        snprintf(msg, cap, "no CUDA device (%s)", kernels_last_error());
         return -ENODEV;
+    }
+    for (unsigned i = 0; i < cfg->n_devices; i++) {
+        if (cfg->devices[i] < 0 || cfg->devices[i] >= count) {
+            snprintf(msg, cap, "no CUDA device %d (%d present: 0 to %d)", cfg->devices[i], count, count - 1);
+            return -ENODEV;
+        }
+        for (unsigned j = 0; j < i; j++)
+            if (cfg->devices[j] == cfg->devices[i]) {
+                snprintf(msg, cap, "CUDA device %d is named twice", cfg->devices[i]);
+                return -EINVAL;
+            }
     }
     backend_t *be = calloc(1, sizeof *be);
     if (!be)
         return -ENOMEM;
-    be->device = device;
-    pthread_mutex_init(&be->lock, NULL);
-    kernels_set_alloc_hook(track_device_alloc, NULL);
-    const void *pts[5] = {pk->h, pk->l, pk->a, pk->b_g1, pk->b_g2};
-    const size_t cnt[5] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2};
-    int rc = 0;
-    for (int q = 0; q < 5 && rc == 0; q++)
-        rc = kernels_msm_bases_upload(&be->bases[q], q == BACKEND_B_G2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1,
-                                      pts[q], cnt[q]);
-    if (rc < 0) {
-        snprintf(msg, cap, "uploading the proving key to GPU %d failed: %s", device, kernels_last_error());
+    be->n = n;
+    be->n_devs = cfg->n_devices;
+    be->n_lanes = cfg->n_devices * cfg->workers;
+    be->devs = calloc(be->n_devs, sizeof *be->devs);
+    be->lanes = calloc(be->n_lanes, sizeof *be->lanes);
+    if (!be->devs || !be->lanes) {
         backend_free(be);
-        return rc;
+        return -ENOMEM;
+    }
+    kernels_set_alloc_hook(track_device_alloc, NULL);
+    for (unsigned d = 0; d < be->n_devs; d++) {
+        be->devs[d].info.device = cfg->devices[d];
+        if ((rc = device_open(&be->devs[d], pk, n, cfg->workers, msg, cap)) < 0) {
+            backend_free(be);
+            return rc;
+        }
+    }
+    for (unsigned i = 0; i < be->n_lanes; i++) {
+        struct lane *l = &be->lanes[i];
+        l->dev = &be->devs[i % be->n_devs];
+        pthread_mutex_init(&l->g1, NULL);
+        pthread_mutex_init(&l->g2, NULL);
+        l->locks_ready = true;
+        if ((rc = kernels_set_device(l->dev->info.device)) < 0 || (rc = kernels_h_ws_new(&l->h_ws, n)) < 0) {
+            snprintf(msg, cap, "GPU %d: the H workspace of prover worker %u: %s", l->dev->info.device, i,
+                     kernels_last_error());
+            backend_free(be);
+            return rc;
+        }
     }
     *ret = be;
     return 0;
 }
 
-int backend_compute_h(const backend_t *be, fr_t *a, fr_t *b, fr_t *c, const ntt_domain_t *d, unsigned threads)
+int backend_gpu_new(backend_t **ret, const groth16_params_t *pk, int device, char *msg, size_t cap)
+{
+    struct backend_gpu_config cfg = {.devices = &device, .n_devices = 1, .workers = 1};
+    return backend_gpu_new_cfg(ret, pk, &cfg, msg, cap);
+}
+
+unsigned backend_lanes(const backend_t *be)
+{
+    return be ? be->n_lanes : 1;
+}
+
+unsigned backend_devices(const backend_t *be)
+{
+    return be ? be->n_devs : 0;
+}
+
+int backend_device_info(const backend_t *be, unsigned i, struct backend_device_info *info)
+{
+    if (!be || i >= be->n_devs)
+        return -EINVAL;
+    *info = be->devs[i].info;
+    return 0;
+}
+
+/* The lane, its device made the calling thread's current one. */
+static int lane_enter(const backend_t *be, unsigned lane, struct lane **ret)
+{
+    struct lane *l = &be->lanes[lane % be->n_lanes];
+    int rc = kernels_set_device(l->dev->info.device);
+    if (rc < 0)
+        return rc;
+    *ret = l;
+    return 0;
+}
+
+int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t *c, const ntt_domain_t *d,
+                      unsigned threads)
 {
     if (be) {
-        pthread_mutex_lock((pthread_mutex_t *)&be->lock);
-        int rc = kernels_compute_h(a, a, b, c, d->n);
-        pthread_mutex_unlock((pthread_mutex_t *)&be->lock);
+        struct lane *l;
+        int rc;
+        if (d->n != be->n)
+            return -EINVAL;
+        if ((rc = lane_enter(be, lane, &l)) < 0)
+            return rc;
+        pthread_mutex_lock(&l->g1);
+        l->d_h = NULL;
+        rc = kernels_h_ws_compute(l->h_ws, a, b, c, &l->d_h);
+        pthread_mutex_unlock(&l->g1);
         return rc;
     }
     int rc;
@@ -96,31 +289,56 @@ int backend_compute_h(const backend_t *be, fr_t *a, fr_t *b, fr_t *c, const ntt_
     return ntt_coset_inverse(d, a, threads);
 }
 
-static int gpu_msm(const backend_t *be, void *ret, enum backend_query q, const fr_t *scalars, size_t n_scalars,
-                   const uint64_t *density, const struct msm_opts *o)
+int backend_msm_h(const backend_t *be, unsigned lane, g1_jac_t *ret, const groth16_params_t *pk, const fr_t *h,
+                  size_t n, const struct msm_opts *o)
 {
-    pthread_mutex_lock((pthread_mutex_t *)&be->lock);
-    int rc = kernels_msm_resident(ret, be->bases[q], scalars, n_scalars, density, o->window);
-    pthread_mutex_unlock((pthread_mutex_t *)&be->lock);
-    return rc;
+    if (be) {
+        struct lane *l;
+        int rc;
+        if ((rc = lane_enter(be, lane, &l)) < 0)
+            return rc;
+        pthread_mutex_lock(&l->g1);
+        rc = l->d_h && n < be->n ? kernels_msm_resident(ret, l->dev->bases[BACKEND_H], l->d_h, n, NULL, o->window)
+                                 : -EINVAL;
+        pthread_mutex_unlock(&l->g1);
+        return rc;
+    }
+    return msm_g1(ret, pk->h, pk->n_h, h, n, NULL, o);
 }
 
-int backend_msm_g1(const backend_t *be, g1_jac_t *ret, enum backend_query q, const groth16_params_t *pk,
-                   const fr_t *scalars, size_t n_scalars, const uint64_t *density, const struct msm_opts *o)
+int backend_msm_g1(const backend_t *be, unsigned lane, g1_jac_t *ret, enum backend_query q,
+                   const groth16_params_t *pk, const fr_t *scalars, size_t n_scalars, const uint64_t *density,
+                   const struct msm_opts *o)
 {
-    if (be)
-        return gpu_msm(be, ret, q, scalars, n_scalars, density, o);
-    const g1_affine_t *bases[4] = {pk->h, pk->l, pk->a, pk->b_g1};
-    const size_t cnt[4] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1};
     if ((unsigned)q > BACKEND_B_G1)
         return -EINVAL;
+    if (be) {
+        struct lane *l;
+        int rc;
+        if ((rc = lane_enter(be, lane, &l)) < 0)
+            return rc;
+        pthread_mutex_lock(&l->g1);
+        rc = kernels_msm_resident(ret, l->dev->bases[q], scalars, n_scalars, density, o->window);
+        pthread_mutex_unlock(&l->g1);
+        return rc;
+    }
+    const g1_affine_t *bases[4] = {pk->h, pk->l, pk->a, pk->b_g1};
+    const size_t cnt[4] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1};
     return msm_g1(ret, bases[q], cnt[q], scalars, n_scalars, density, o);
 }
 
-int backend_msm_g2(const backend_t *be, g2_jac_t *ret, const groth16_params_t *pk, const fr_t *scalars,
-                   size_t n_scalars, const uint64_t *density, const struct msm_opts *o)
+int backend_msm_g2(const backend_t *be, unsigned lane, g2_jac_t *ret, const groth16_params_t *pk,
+                   const fr_t *scalars, size_t n_scalars, const uint64_t *density, const struct msm_opts *o)
 {
-    if (be)
-        return gpu_msm(be, ret, BACKEND_B_G2, scalars, n_scalars, density, o);
+    if (be) {
+        struct lane *l;
+        int rc;
+        if ((rc = lane_enter(be, lane, &l)) < 0)
+            return rc;
+        pthread_mutex_lock(&l->g2);
+        rc = kernels_msm_resident(ret, l->dev->bases[BACKEND_B_G2], scalars, n_scalars, density, o->window);
+        pthread_mutex_unlock(&l->g2);
+        return rc;
+    }
     return msm_g2(ret, pk->b_g2, pk->n_b_g2, scalars, n_scalars, density, o);
 }

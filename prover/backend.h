@@ -1,10 +1,23 @@
 /*
  * Where the heavy stages of a proof run: the quotient H (NTTs) and the
- * MSMs, on the CPU (prover/ntt.c, prover/msm.c) or on a GPU (kernels/).
- * A GPU backend uploads the proving key's query points once and keeps them
- * on the device (the H200 holds a whole production parameter set), reports
- * every device allocation to the tracked-buffer API (gpu_* kinds), and
- * serializes the proofs' use of its device. A NULL backend is the CPU.
+ * MSMs, on the CPU (prover/ntt.c, prover/msm.c) or on GPUs (kernels/).
+ *
+ * A GPU backend spans one or more devices. On each it uploads the proving
+ * key's query points once and keeps them there (the H200 holds a whole
+ * production parameter set), and it reports every device allocation to
+ * the tracked-buffer API (gpu_* kinds). Its work is divided into lanes,
+ * `workers` per device: a lane is one prover worker's share of a device,
+ * with its own streams, its own H workspace (a, b, c and h on the device,
+ * page-locked staging) and its own MSM workspaces, so lanes share no lock
+ * and their proofs overlap on the device. The device memory the lanes will
+ * take is budgeted when the backend is made: workers that do not fit beside
+ * the key are refused then, with the numbers, rather than failing a proof
+ * later. Lane l runs on device l % n_devices, so consecutive workers go to
+ * different devices. A NULL backend is the CPU (lanes are then ignored).
+ *
+ * A lane runs one proof at a time: H and the four G1 MSMs of a proof on
+ * its worker's thread, while the b_g2 MSMs of its proofs run one at a time
+ * on their own stream beside them.
  */
 #ifndef ZKB_BACKEND_H
 #define ZKB_BACKEND_H
@@ -23,24 +36,64 @@ enum backend_query { BACKEND_H, BACKEND_L, BACKEND_A, BACKEND_B_G1, BACKEND_B_G2
 
 typedef struct backend backend_t;
 
+#define BACKEND_MAX_DEVICES 16
+
+struct backend_gpu_config {
+    const int *devices;  /* CUDA ordinals, n_devices (1 .. BACKEND_MAX_DEVICES) of them, distinct */
+    unsigned n_devices;
+    unsigned workers;    /* lanes per device, >= 1 */
+};
+
+/* What one device holds, as budgeted (bytes). */
+struct backend_device_info {
+    int device;
+    size_t key_bytes;        /* the resident query points */
+    size_t lane_bytes;       /* device memory one lane takes at most */
+    size_t lane_h_bytes;     /* of it: the H workspace */
+    size_t lane_msm_bytes;   /* of it: the G1 and G2 MSM workspaces */
+    size_t lane_pinned_bytes; /* page-locked host memory of one lane */
+    size_t free_bytes;       /* free on the device after the key's upload */
+};
+
 /*
- * A GPU backend on `device` for the key pk (borrowed: must outlive it).
- * -ENODEV without a usable GPU (or in a build without CUDA), -ENOMEM when
- * the queries do not fit the device; msg (cap bytes) then names the CUDA
- * call that failed.
+ * A GPU backend for the key pk (borrowed: must outlive it) on cfg's
+ * devices. -ENODEV without a usable GPU (or in a build without CUDA) or for
+ * a device that does not exist, -ENOMEM when the key or the lanes do not
+ * fit a device, -EINVAL for a bad configuration; msg (cap bytes) then says
+ * which device and why (the CUDA call that failed, or the budget's numbers
+ * and how many workers would fit).
  */
+int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struct backend_gpu_config *cfg,
+                        char *msg, size_t cap);
+/* One lane on one device. */
 int backend_gpu_new(backend_t **ret, const groth16_params_t *pk, int device, char *msg, size_t cap);
 /* NULL is accepted. */
 void backend_free(backend_t *be);
 
-/* The h coefficients (n of them, in place in a) from the evaluations a, b,
- * c over the domain (b and c are consumed: their contents are undefined
- * afterwards). */
-int backend_compute_h(const backend_t *be, fr_t *a, fr_t *b, fr_t *c, const ntt_domain_t *d, unsigned threads);
+/* Lanes: n_devices x workers (1 for the CPU). */
+unsigned backend_lanes(const backend_t *be);
+/* Devices spanned, and what the i-th holds (0 .. n-1); -EINVAL past the end. */
+unsigned backend_devices(const backend_t *be);
+int backend_device_info(const backend_t *be, unsigned i, struct backend_device_info *info);
+
+/*
+ * The quotient h from the evaluations a, b, c over the domain, on lane
+ * (taken modulo the lanes). The CPU computes h in place in a (b and c are
+ * consumed: their contents are undefined afterwards). A GPU keeps h on
+ * the lane's device for backend_msm_h and leaves a, b, c unchanged: they
+ * may be freed as soon as this returns.
+ */
+int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t *c, const ntt_domain_t *d,
+                      unsigned threads);
+/* sum h_i * H query for the lane's last backend_compute_h: h is the CPU's
+ * result (n of them); a GPU ignores it and uses the h on its device. */
+int backend_msm_h(const backend_t *be, unsigned lane, g1_jac_t *ret, const groth16_params_t *pk, const fr_t *h,
+                  size_t n, const struct msm_opts *o);
 /* sum scalars[i] * query point, density as msm_g1 (NULL: dense). */
-int backend_msm_g1(const backend_t *be, g1_jac_t *ret, enum backend_query q, const groth16_params_t *pk,
+int backend_msm_g1(const backend_t *be, unsigned lane, g1_jac_t *ret, enum backend_query q,
+                   const groth16_params_t *pk, const fr_t *scalars, size_t n_scalars, const uint64_t *density,
+                   const struct msm_opts *o);
+int backend_msm_g2(const backend_t *be, unsigned lane, g2_jac_t *ret, const groth16_params_t *pk,
                    const fr_t *scalars, size_t n_scalars, const uint64_t *density, const struct msm_opts *o);
-int backend_msm_g2(const backend_t *be, g2_jac_t *ret, const groth16_params_t *pk, const fr_t *scalars,
-                   size_t n_scalars, const uint64_t *density, const struct msm_opts *o);
 
 #endif

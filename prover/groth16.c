@@ -6,8 +6,10 @@
  *   a, b, c = A w, B w, C w over the domain (plus a_i = input_i for the
  *     input constraints), tracked as MEM_KIND_ABC (groth16_abc_eval: the
  *     batch pipeline makes them in synthesis, as production provers do);
- *   H: iNTT, coset NTT, (a b - c) / Z on the coset, coset iNTT, in place in
- *     a; b and c freed as soon as H is there, a after the H MSM;
+ *   H: iNTT, coset NTT, (a b - c) / Z on the coset, coset iNTT: on the
+ *     CPU in place in a, b and c freed as soon as H is there, a after the
+ *     H MSM; on a GPU on the device (a, b, c freed once uploaded), where
+ *     h stays for its MSM;
  *   MSMs: H, L (aux), A and B_g1 (density-selected), on opts->threads;
  *   b_g2 MSM on a background thread over a pending copy of the witness
  *     values with a B column (n_b of them).
@@ -168,7 +170,8 @@ static int run_b2(groth16_pending_t *p)
     struct msm_opts m;
     msm_opts_for(&m, &p->opts);
     double t0 = groth16_now_s();
-    int rc = backend_msm_g2(p->opts.backend, &p->b2, p->pk, p->w_b, p->n_b, /* density= */ NULL, &m);
+    int rc = backend_msm_g2(p->opts.backend, p->opts.gpu_lane, &p->b2, p->pk, p->w_b, p->n_b, /* density= */ NULL,
+                            &m);
     mem_touch(p->w_b); /* from here on the pending copy only waits for finish */
     if (rc == 0)
         groth16_stage_done(p->opts.on_stage, p->opts.stage_ctx, "msm_b2", t0, &p->t_b2);
@@ -280,34 +283,42 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
             p->b2_rc = run_b2(p);
     }
 
-    /* H in place of a; b and c are done with once it is there */
+    /* H: in place of a on the CPU, where b and c are done with once it is
+     * there; on the device on a GPU, where a, b and c are done with as soon
+     * as they are uploaded */
     double t0 = groth16_now_s();
-    rc = backend_compute_h(o->backend, own.a, own.b, own.c, &shape->domain, o->threads);
+    rc = backend_compute_h(o->backend, o->gpu_lane, own.a, own.b, own.c, &shape->domain, o->threads);
     mem_free(own.b);
     mem_free(own.c);
     own.b = own.c = NULL;
+    if (o->backend) {
+        mem_free(own.a);
+        own.a = NULL;
+    }
     if (rc < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "h", t0, &t->ntt);
     struct msm_opts m;
     msm_opts_for(&m, o);
     t0 = groth16_now_s();
-    rc = backend_msm_g1(o->backend, &p->h, BACKEND_H, pk, own.a, shape->n - 1, NULL, &m);
+    rc = backend_msm_h(o->backend, o->gpu_lane, &p->h, pk, own.a, shape->n - 1, &m);
     mem_free(own.a);
     own.a = NULL;
     if (rc < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_h", t0, &t->msm_h);
     t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, &p->l, BACKEND_L, pk, w + cs->num_inputs, cs->num_aux, NULL, &m)) < 0)
+    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->l, BACKEND_L, pk, w + cs->num_inputs, cs->num_aux, NULL,
+                             &m)) < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_l", t0, &t->msm_l);
     t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, &p->a, BACKEND_A, pk, w, nv, shape->density_a, &m)) < 0)
+    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->a, BACKEND_A, pk, w, nv, shape->density_a, &m)) < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_a", t0, &t->msm_a);
     t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, &p->b1, BACKEND_B_G1, pk, w, nv, shape->density_b, &m)) < 0)
+    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->b1, BACKEND_B_G1, pk, w, nv, shape->density_b,
+                             &m)) < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_b1", t0, &t->msm_b1);
     *ret = p;

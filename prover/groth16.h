@@ -98,6 +98,8 @@ struct groth16_prove_opts {
     unsigned threads;   /* CPU threads for NTT and MSM; 0: all cores */
     groth16_times_t *times; /* NULL, or where to record the stage times */
     const backend_t *backend; /* NULL: the CPU; else a GPU (backend_gpu_new) */
+    unsigned gpu_lane;  /* the backend's lane for this proof (a prover worker's index); callers
+                           that share a lane must not interleave their proofs */
     int proof;          /* tags of the tracked buffers (-1: none) */
     int partition;
     enum dealloc_mode dealloc; /* how prove_finish releases the pending buffers */
