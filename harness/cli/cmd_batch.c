@@ -75,6 +75,12 @@ struct batch_opts {
     uint64_t mem_limit; /* bytes; 0: no cap */
     enum params_load params_load;
     char inject_text[512];
+    /* --gpus: "all", or the CUDA devices listed (n_gpus; 0: not given,
+     * device 0); resolved against the machine in batch_run */
+    bool gpus_all;
+    int gpus[BACKEND_MAX_DEVICES];
+    unsigned n_gpus;
+    bool queue_set; /* --gpu-queue given: else gpu_workers x devices */
     struct metrics_opts metrics; /* --listen, --metrics-file, --listen-linger */
     metrics_export_t *mx;        /* bound before any work; NULL: none */
 };
@@ -84,7 +90,7 @@ enum {
     OPT_GPU_QUEUE = 'q', OPT_FINISH = 'f', OPT_NO_SPLIT = 'S', OPT_DEALLOC = 'd', OPT_TRIM = 'T', OPT_THREADS = 't',
     OPT_BACKEND = 'b', OPT_PARAMS = 'k', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_NO_VERIFY = 'V', OPT_SEED = 's',
     OPT_INJECT = 'i', OPT_MEM_LIMIT = 'M', OPT_PARAMS_LOAD = 'L', OPT_FORCE = 'F', OPT_QUIET = 'Q',
-    OPT_NO_ANALYZE = 'A',
+    OPT_NO_ANALYZE = 'A', OPT_GPUS = 'G',
 };
 
 static const cli_opt_t batch_opts[] = {
@@ -94,8 +100,13 @@ static const cli_opt_t batch_opts[] = {
     {"circuit", OPT_CIRCUIT, "SPEC", "porep:constraints=2^N[,...] (default 2^12) or zkey:PATH,wtns:PATH"},
     {"pw", OPT_PW, "W", "pw: synthesis workers, i.e. partitions synthesized in parallel\n"
                         "(default 2); peak RSS grows by about a partition's footprint per pw"},
-    {"gpu-workers", OPT_GPU_WORKERS, "W", "prover workers per device (CPU backend: in total; default 1)"},
-    {"gpu-queue", OPT_GPU_QUEUE, "Q", "synthesized partitions waiting for a prover worker (default W)"},
+    {"gpu-workers", OPT_GPU_WORKERS, "W", "prover workers per device (CPU backend: in total; default 1); the\n"
+                                          "workers of a device overlap on it, each with its own streams and\n"
+                                          "device memory"},
+    {"gpus", OPT_GPUS, "all|LIST", "the CUDA devices to prove on, e.g. 0,1 or 0-3 (default 0): W workers\n"
+                                   "and the resident proving key on each"},
+    {"gpu-queue", OPT_GPU_QUEUE, "Q", "synthesized partitions waiting for a prover worker (default W x\n"
+                                      "devices)"},
     {"finish-workers", OPT_FINISH, "F", "finish-stage threads (default 2)"},
     {"no-split", OPT_NO_SPLIT, NULL, "monolithic prove (b_g2 MSM inline) instead of the split API"},
     {"dealloc", OPT_DEALLOC, "sync|async|async-serial", "how buffers are freed (default async)"},
@@ -213,6 +224,48 @@ static bool parse_count(unsigned *out, const char *name, const char *text, uint6
     return true;
 }
 
+/* --gpus: "all", or a comma-separated list of device numbers and ranges
+ * (0,1 or 0-3), each device once. */
+static bool parse_gpus(struct batch_opts *o, const char *text)
+{
+    o->n_gpus = 0;
+    o->gpus_all = strcmp(text, "all") == 0;
+    if (o->gpus_all)
+        return true;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        long lo, hi;
+        if (*p < '0' || *p > '9')
+            goto bad;
+        lo = hi = strtol(p, &end, 10);
+        if (*end == '-') {
+            if (end[1] < '0' || end[1] > '9')
+                goto bad;
+            hi = strtol(end + 1, &end, 10);
+        }
+        if (lo > hi || hi >= 1024)
+            goto bad;
+        for (long d = lo; d <= hi; d++) {
+            for (unsigned i = 0; i < o->n_gpus; i++)
+                if (o->gpus[i] == d)
+                    return cli_error(2, "batch: --gpus '%s' names device %ld twice", text, d), false;
+            if (o->n_gpus == BACKEND_MAX_DEVICES)
+                return cli_error(2, "batch: --gpus '%s' names more than %d devices", text, BACKEND_MAX_DEVICES),
+                       false;
+            o->gpus[o->n_gpus++] = (int)d;
+        }
+        if (*end == 0)
+            return true;
+        if (*end != ',')
+            goto bad;
+        p = end + 1;
+    }
+bad:
+    cli_error(2, "batch: --gpus must be 'all' or a list of CUDA device numbers such as 0,1 or 0-3, got '%s'", text);
+    return false;
+}
+
 /* Parses argv; returns -1 to go on, else the exit status. */
 static int parse_args(struct batch_opts *o, int argc, char **argv)
 {
@@ -248,6 +301,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         case OPT_PARTITIONS: if (!parse_count(&pc->partitions, "partitions", val, 1024)) return 2; break;
         case OPT_PW: if (!parse_count(&pc->pw, "pw", val, 1024)) return 2; break;
         case OPT_GPU_WORKERS: if (!parse_count(&pc->gpu_workers, "gpu-workers", val, 256)) return 2; break;
+        case OPT_GPUS: if (!parse_gpus(o, val)) return 2; break;
         case OPT_FINISH: if (!parse_count(&pc->finish_workers, "finish-workers", val, 256)) return 2; break;
         case OPT_GPU_QUEUE:
             if (!parse_count(&pc->gpu_queue, "gpu-queue", val, 4096))
@@ -333,6 +387,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         return 2;
     if ((o->metrics.listen || o->metrics.file) && o->sample_ms == 0)
         return cli_error(2, "batch: --listen and --metrics-file export the sampler: --sample-ms must be above 0");
+    o->queue_set = queue_set;
     if (!queue_set)
         pc->gpu_queue = pc->gpu_workers;
     if (pc->concurrency > pc->count)
@@ -427,6 +482,15 @@ static void batch_metrics_end(const struct batch_opts *o, bool ran)
         fprintf(stderr, "zkbench: batch: %s\n", err);
 }
 
+/* "0", "0, 1": the devices of --gpus for the console. */
+static void gpu_list_text(char *out, size_t cap, const int *gpus, unsigned n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%d", i ? ", " : "", gpus[i]);
+}
+
 /* ---- run.json --------------------------------------------------------------- */
 
 static const char *dealloc_name(enum dealloc_mode m)
@@ -443,11 +507,14 @@ static json_t *json_config(const struct batch_opts *o, const char *backend, cons
                            const char *params_path)
 {
     const struct pipeline_config *pc = &o->pc;
-    return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:s, "
-                     "s:o}",
+    json_t *gpus = json_array();
+    for (unsigned i = 0; gpus && i < o->n_gpus; i++)
+        json_array_append_new(gpus, json_integer(o->gpus[i]));
+    return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:o, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, "
+                     "s:s, s:o}",
                      "count", pc->count, "concurrency", pc->concurrency, "partitions", pc->partitions,
                      "circuit", o->circuit, "circuit_resolved", spec, "pw", pc->pw, "gpu_workers",
-                     pc->gpu_workers, "gpu_queue", pc->gpu_queue, "finish_workers", pc->finish_workers,
+                     pc->gpu_workers, "gpus", gpus, "gpu_queue", pc->gpu_queue, "finish_workers", pc->finish_workers,
                      "split", pc->split, "dealloc", dealloc_name(pc->dealloc), "trim", trim_name(pc->trim),
                      "threads", pc->threads ? pc->threads : parallel_default_threads(), "backend", backend,
                      "params", params_path, "sample_ms", o->sample_ms, "verify", pc->verify,
@@ -682,6 +749,24 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     } else if (strcmp(o.backend, "auto") == 0 && gpus > 0) {
         backend = "gpu";
     }
+    if ((o.n_gpus || o.gpus_all) && strcmp(backend, "gpu") != 0)
+        return cli_error(2, "batch: --gpus needs the GPU backend (%s)",
+                         strcmp(o.backend, "cpu") == 0 ? "--backend cpu was given" : "this machine has no CUDA device");
+    if (o.gpus_all) {
+        o.n_gpus = (unsigned)(gpus < BACKEND_MAX_DEVICES ? gpus : BACKEND_MAX_DEVICES);
+        for (unsigned i = 0; i < o.n_gpus; i++)
+            o.gpus[i] = (int)i;
+    } else if (o.n_gpus == 0) {
+        o.gpus[o.n_gpus++] = 0;
+    }
+    for (unsigned i = 0; strcmp(backend, "gpu") == 0 && i < o.n_gpus; i++)
+        if (o.gpus[i] >= gpus)
+            return cli_error(2, "batch: --gpus: no CUDA device %d (this machine has %d: 0 to %d)", o.gpus[i], gpus,
+                             gpus - 1);
+    if (strcmp(backend, "gpu") != 0)
+        o.n_gpus = 0;
+    if (!o.queue_set && o.n_gpus > 1)
+        o.pc.gpu_queue = o.pc.gpu_workers * o.n_gpus;
 
     /* before anything large is allocated (the huge arena; see the function) */
     if (o.pc.faults.no_purge && allocator_keep_freed(err, sizeof err) < 0)
@@ -839,10 +924,20 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         }
         backend = "cpu";
     }
+    if (strcmp(backend, "gpu") != 0 && o.n_gpus) {
+        /* fell back to the CPU: no devices, and the queue of the CPU's workers */
+        o.n_gpus = 0;
+        if (!o.queue_set)
+            o.pc.gpu_queue = o.pc.gpu_workers;
+    }
     if (strcmp(backend, "gpu") == 0) {
         double tu = run_clock_now();
-        console_phase(&con, "uploading the proving key to GPU 0");
-        rc = backend_gpu_new(&be, pk, 0, err, sizeof err);
+        char devs[128], phase[160];
+        gpu_list_text(devs, sizeof devs, o.gpus, o.n_gpus);
+        snprintf(phase, sizeof phase, "uploading the proving key to GPU %s", devs);
+        console_phase(&con, phase);
+        struct backend_gpu_config gc = {.devices = o.gpus, .n_devices = o.n_gpus, .workers = o.pc.gpu_workers};
+        rc = backend_gpu_new_cfg(&be, pk, &gc, err, sizeof err);
         console_phase_end(&con);
         if (rc < 0) {
             if (strcmp(o.backend, "gpu") == 0) {
@@ -851,8 +946,16 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
             }
             fprintf(stderr, "zkbench: batch: %s; using the CPU backend\n", err);
             backend = "cpu";
+            o.n_gpus = 0;
+            if (!o.queue_set)
+                o.pc.gpu_queue = o.pc.gpu_workers;
         } else {
-            console_say(&con, "proving key resident on GPU 0 (uploaded in %.1f s)", run_clock_now() - tu);
+            struct backend_device_info di;
+            backend_device_info(be, 0, &di);
+            console_say(&con, "proving key resident on GPU %s (uploaded in %.1f s): %.2f GiB each; %u prover "
+                              "worker%s a GPU, %.2f GiB of device memory each",
+                        devs, run_clock_now() - tu, (double)di.key_bytes / (1u << 30), o.pc.gpu_workers,
+                        o.pc.gpu_workers == 1 ? "" : "s", (double)di.lane_bytes / (1u << 30));
         }
     }
     json_object_set_new(root, "config", json_config(&o, backend, circ->spec, job.params_path));
@@ -867,6 +970,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         goto done;
     }
     struct sampler_config sc = {.period_ms = o.sample_ms, .pid = 0, .gpu = strcmp(backend, "gpu") == 0,
+                                .gpu_devices = o.gpus, .n_gpu_devices = be ? o.n_gpus : 0,
                                 .t0 = t0, .occupancy = pipeline_occupancy, .ctx = pl,
                                 .after_tick = drain_buffers, .tick_ctx = rf,
                                 .on_sample = o.mx ? metrics_on_sample : NULL,

@@ -379,6 +379,10 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
     memset(m, 0, sizeof *m);
     m->pw = cfg_int(config, "pw", -1);
     m->gpu_workers = cfg_int(config, "gpu_workers", 1);
+    /* gpu_workers is per device: --gpus gives the devices */
+    const json_t *gpus = json_object_get(config, "gpus");
+    if (json_is_array(gpus) && json_array_size(gpus) > 1)
+        m->gpu_workers *= (int)json_array_size(gpus);
     m->gpu_queue = cfg_int(config, "gpu_queue", m->gpu_workers);
     m->concurrency = cfg_int(config, "concurrency", 0);
     m->partitions = cfg_int(config, "partitions", 0);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "prover/backend.h"
 #include "prover/mem.h"
 
 struct pipeline;
@@ -82,6 +83,7 @@ struct pipeline {
     atomic_uint leak_counter;
 
     pthread_t *threads;
+    unsigned n_provers;    /* gpu_workers per device (in all on the CPU) */
     unsigned n_threads;
 };
 
@@ -362,6 +364,7 @@ static void *prove_main(void *arg)
         o.dealloc = p->cfg.dealloc;
         o.split = p->cfg.split;
         o.backend = p->env.backend;
+        o.gpu_lane = wa->index; /* worker i: lane i, on device i % devices */
         /* lives in x until prove_finish, which joins the thread of msm_b2 */
         x->tag = (struct stage_tag){p, x->proof, x->partition, {0}};
         snprintf(x->tag.worker, sizeof x->tag.worker, "%s", name);
@@ -497,7 +500,8 @@ int pipeline_new(pipeline_t **ret, const struct pipeline_config *cfg, const stru
     p->prove_q.cap = cfg->gpu_queue;
     p->proofs = calloc(cfg->count, sizeof *p->proofs);
     p->done_order = calloc(cfg->count, sizeof *p->done_order);
-    p->n_threads = cfg->pw + cfg->gpu_workers + cfg->finish_workers;
+    p->n_provers = cfg->gpu_workers * (env->backend ? backend_devices(env->backend) : 1);
+    p->n_threads = cfg->pw + p->n_provers + cfg->finish_workers;
     p->threads = calloc(p->n_threads, sizeof *p->threads);
     if (!p->proofs || !p->threads || !p->done_order) {
         pipeline_free(p);
@@ -576,7 +580,7 @@ static int start_threads(struct pipeline *p, struct worker_arg *args)
         if (pthread_create(&p->threads[k], NULL, synth_main, &args[k]) != 0)
             return -EAGAIN;
     }
-    for (unsigned i = 0; i < p->cfg.gpu_workers; i++, k++) {
+    for (unsigned i = 0; i < p->n_provers; i++, k++) {
         args[k] = (struct worker_arg){p, i};
         if (pthread_create(&p->threads[k], NULL, prove_main, &args[k]) != 0)
             return -EAGAIN;

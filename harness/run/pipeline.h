@@ -6,7 +6,8 @@
  *   synthesis pool (`pw` threads): witness of a partition (kind aux), then
  *     hands it to the bounded prover queue (`gpu_queue` slots), blocking while
  *     it is full, so at most pw + gpu_queue synthesized partitions exist;
- *   prover workers (`gpu_workers` per device; CPU threads without a GPU):
+ *   prover workers (`gpu_workers` per device, worker i on the backend's lane i;
+ *     in all on the CPU):
  *     prove_start (a, b, c, H, G1 MSMs; b_g2 MSM started on its own thread),
  *     free the witness, hand the pending handle to the finish stage;
  *   finish pool: prove_finish (join b_g2, assemble, release the pending

@@ -209,6 +209,16 @@ static int tree_read(sampler_t *s, sample_t *out)
 
 static void gpu_read(sampler_t *s, sample_t *out)
 {
+    if (s->cfg.n_gpu_devices) {
+        out->gpu.n = s->cfg.n_gpu_devices;
+        for (unsigned i = 0; i < s->cfg.n_gpu_devices; i++) {
+            size_t free_b = 0, total = 0;
+            if (kernels_device_mem(s->cfg.gpu_devices[i], &free_b, &total) == 0)
+                out->gpu.used[i] = total - free_b;
+            out->gpu_used += out->gpu.used[i];
+        }
+        return;
+    }
     for (int d = 0; d < s->gpus; d++) {
         size_t free_b = 0, total = 0;
         if (kernels_device_mem(d, &free_b, &total) == 0)
@@ -274,6 +284,8 @@ void sampler_write_header_cfg(FILE *csv, const struct sampler_config *cfg)
     fputs("t_ms,rss,rss_anon,rss_file,hwm,je_allocated,je_active,je_resident,je_mapped,je_retained,"
           "je_metadata,je_dirty,je_muzzy,gpu_used",
           csv);
+    for (unsigned i = 0; !cfg->tree && cfg->gpu && i < cfg->n_gpu_devices; i++)
+        fprintf(csv, ",gpu%d_used", cfg->gpu_devices[i]);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         fprintf(csv, ",live_%s", mem_kind_name((enum mem_kind)k));
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
@@ -367,6 +379,8 @@ static void write_row(sampler_t *s, const sample_t *x)
                       : snprintf(line + n, sizeof line - n, ",");
     n += s->tree && !x->gpu_ok ? snprintf(line + n, sizeof line - n, ",")
                                : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
+    for (unsigned i = 0; !s->tree && s->cfg.gpu && i < s->cfg.n_gpu_devices; i++)
+        n += snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
                      : snprintf(line + n, sizeof line - n, ",");
@@ -455,7 +469,7 @@ static void sampler_free(sampler_t *s)
 
 int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
 {
-    if (cfg->period_ms == 0)
+    if (cfg->period_ms == 0 || cfg->n_gpu_devices > NVML_GPU_MAX || (cfg->n_gpu_devices && !cfg->gpu_devices))
         return -EINVAL;
     sampler_t *s = calloc(1, sizeof *s);
     if (!s)

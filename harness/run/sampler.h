@@ -54,13 +54,18 @@ typedef struct {
     uint64_t n_procs;
     struct cgroup_stat_values cg;
     bool cg_ok, gpu_ok;
-    struct nvml_gpu_usage gpu;
+    struct nvml_gpu_usage gpu; /* watch: NVML's; batch with gpu_devices: used[i] of the i-th listed device */
 } sample_t;
 
 struct sampler_config {
     unsigned period_ms;  /* >= 1 */
     pid_t pid;           /* 0: this process (all columns) */
     bool gpu;            /* read device memory (creates a CUDA context per GPU; batch) */
+    /* with gpu: the CUDA devices to read, each with its own column
+     * gpu<d>_used after gpu_used (their sum); NULL: every device, no
+     * per-device columns. At most NVML_GPU_MAX. */
+    const int *gpu_devices;
+    unsigned n_gpu_devices;
     bool smaps_rollup;   /* add Pss/Anonymous/Swap from /proc/PID/smaps_rollup */
     double t0;           /* the run's start, run_clock_now() seconds: t_ms = 0 there */
     /* this process only: fills the occupancy counters */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the files of a zkbench batch run for consistency (tests only).
 
-  check_run.py RUN_DIR [--complete] [--killed]
+  check_run.py RUN_DIR [--complete] [--killed] [--overlap]
 
 - every CSV has the documented header and whole rows (a run killed with
   SIGKILL may end in the middle of nothing: rows are written whole);
@@ -17,7 +17,11 @@
   (abc: three buffers of 32 n) and pending b_g2 copy (32 n_b) are what
   docs/diagnosis.md's formula gives for run.json's circuit_shape;
 - --complete: every tracked buffer has its free except nothing (the run
-  released everything), run.json is complete with the summary keys.
+  released everything), run.json is complete with the summary keys;
+- a GPU run's samples.csv has gpu<d>_used for each device of config.gpus
+  after gpu_used, and gpu_used is their sum on every row;
+- --overlap: two different prover workers' GPU stages (h, msm_*) overlap in
+  time (GPU batches with --gpu-workers 2 and more).
 Prints one line per problem and exits 1 if any.
 """
 import csv
@@ -57,16 +61,50 @@ def load(run, name):
     if text and not text.endswith("\n"):
         problem(f"{name}: last row is not whole")
     rows = list(csv.reader(text.splitlines()))
-    if not rows or rows[0] != HEADERS[name]:
-        problem(f"{name}: header {rows[0] if rows else None} is not the documented one")
+    want = HEADERS[name]
+    if name == "samples.csv":
+        # a GPU batch: gpu<d>_used of each device of config.gpus after gpu_used
+        with open(f"{run}/run.json") as f:
+            cfg = json.load(f).get("config", {})
+        if cfg.get("backend") == "gpu":
+            at = want.index("gpu_used") + 1
+            want = want[:at] + [f"gpu{d}_used" for d in cfg.get("gpus", [])] + want[at:]
+    if not rows or rows[0] != want:
+        problem(f"{name}: header {rows[0] if rows else None} is not the documented one {want}")
         return []
     out = []
     for i, r in enumerate(rows[1:], 2):
-        if len(r) != len(HEADERS[name]):
-            problem(f"{name}:{i}: {len(r)} fields, expected {len(HEADERS[name])}")
+        if len(r) != len(want):
+            problem(f"{name}:{i}: {len(r)} fields, expected {len(want)}")
             continue
-        out.append(dict(zip(HEADERS[name], r)))
+        out.append(dict(zip(want, r)))
     return out
+
+
+GPU_STAGES = ("h", "msm_h", "msm_l", "msm_a", "msm_b1", "msm_b2")
+
+
+def check_gpu_overlap(stages):
+    """--overlap: the GPU stages of two different prover workers overlap in
+    time (the device runs both workers' proofs at once), by at least a
+    tenth of the shorter of the two stages."""
+    rows = [(float(r["t_start_ms"]), float(r["t_end_ms"]), r["worker"], r["stage"], r["proof"], r["partition"])
+            for r in stages if r["stage"] in GPU_STAGES]
+    best = None
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            if a[2] == b[2]:
+                continue
+            ov = min(a[1], b[1]) - max(a[0], b[0])
+            short = min(a[1] - a[0], b[1] - b[0])
+            if short > 0 and ov >= 0.1 * short and (best is None or ov > best[0]):
+                best = (ov, a, b)
+    if best is None:
+        problem("no two prover workers' GPU stages overlap in time")
+    else:
+        ov, a, b = best
+        print(f"overlap: {a[2]} {a[3]} (proof {a[4]} partition {a[5]}) and {b[2]} {b[3]} "
+              f"(proof {b[4]} partition {b[5]}) overlap by {ov:.1f} ms")
 
 
 PROVE_PARTS = ("h", "msm_h", "msm_l", "msm_a", "msm_b1")
@@ -127,6 +165,10 @@ def main():
             if not s[k].isdigit():
                 problem(f"sample at {t}: {k} = {s[k]!r} is not a non-negative integer")
                 return
+        per_gpu = [k for k in s if k.startswith("gpu") and k.endswith("_used") and k != "gpu_used"]
+        if per_gpu and sum(int(s[k]) for k in per_gpu) != int(s["gpu_used"]):
+            problem(f"sample at {t}: gpu_used {s['gpu_used']} is not the sum of {per_gpu}")
+            return
 
     # every admitted partition is in exactly one state, on every row
     for s in samples:
@@ -177,6 +219,8 @@ def main():
             problem(f"stage {st['stage']} of proof {st['proof']} partition {st['partition']} "
                     f"[{a}, {b}] is outside the proof [{p['t_submit_ms']}, {p['t_done_ms']}]")
     check_prove_stages(stages)
+    if "--overlap" in sys.argv:
+        check_gpu_overlap(stages)
     for p in proofs:
         if abs(float(p["t_done_ms"]) - float(p["t_submit_ms"]) - float(p["wall_ms"])) > 0.01:
             problem(f"proof {p['proof']}: wall_ms is not t_done - t_submit")

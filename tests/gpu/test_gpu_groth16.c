@@ -5,11 +5,16 @@
  * r, s (groth16_prove_opts.blind). The 192-byte proofs must be equal byte
  * for byte, both must verify, and a second GPU proof with fresh blinding
  * must verify and differ. Split and monolithic APIs, 1 and 2 partitions
- * per key. Every tracked buffer, host and device (the backend tracks the
- * kernels' allocations as gpu_* kinds), is freed at the end.
+ * per key. Then lanes: a backend of 2 workers a device (every device),
+ * one thread per lane proving 3 partitions each at once, every proof equal
+ * to the CPU's: lanes share no state, so nothing races. Every tracked
+ * buffer, host and device (the backend tracks the kernels' allocations as
+ * gpu_* kinds), is freed at the end.
  *
  * Exits 77 (skipped) when no CUDA device is present.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +27,13 @@
 #include "prover/mem.h"
 #include "tests/common.h"
 
-static void prove_one(uint8_t out[GROTH16_PROOF_BYTES], const groth16_params_t *pk, const groth16_shape_t *shape,
-                      const fr_t *w, const backend_t *be, const fr_t *blind, bool split)
+static void prove_lane(uint8_t out[GROTH16_PROOF_BYTES], const groth16_params_t *pk, const groth16_shape_t *shape,
+                       const fr_t *w, const backend_t *be, unsigned lane, const fr_t *blind, bool split)
 {
     struct groth16_prove_opts o;
     groth16_prove_opts_default(&o);
     o.backend = be;
+    o.gpu_lane = lane;
     o.blind = blind;
     o.split = split;
     o.threads = 2;
@@ -44,6 +50,12 @@ static void prove_one(uint8_t out[GROTH16_PROOF_BYTES], const groth16_params_t *
     }
     CHECK(rc == 0);
     groth16_proof_write(out, &proof);
+}
+
+static void prove_one(uint8_t out[GROTH16_PROOF_BYTES], const groth16_params_t *pk, const groth16_shape_t *shape,
+                      const fr_t *w, const backend_t *be, const fr_t *blind, bool split)
+{
+    prove_lane(out, pk, shape, w, be, 0, blind, split);
 }
 
 static void test_size(unsigned log_c, unsigned partitions)
@@ -100,6 +112,96 @@ done:
     circuit_free(circ);
 }
 
+/* ---- lanes proving at once ---- */
+
+#define LANE_PARTS 3
+
+struct lane_job {
+    const groth16_params_t *pk;
+    const groth16_shape_t *shape;
+    const backend_t *be;
+    unsigned lane;
+    fr_t *w[LANE_PARTS];
+    fr_t blind[LANE_PARTS][2];
+    uint8_t proof[LANE_PARTS][GROTH16_PROOF_BYTES];
+};
+
+static void *lane_main(void *arg)
+{
+    struct lane_job *j = arg;
+    for (int i = 0; i < LANE_PARTS; i++)
+        prove_lane(j->proof[i], j->pk, j->shape, j->w[i], j->be, j->lane, j->blind[i], i != 1);
+    return NULL;
+}
+
+static void test_lanes(unsigned log_c)
+{
+    char spec[64], err[512];
+    int devices = 0;
+    kernels_device_count(&devices);
+    if (devices > BACKEND_MAX_DEVICES)
+        devices = BACKEND_MAX_DEVICES;
+    unsigned workers = 2, lanes = workers * (unsigned)devices;
+    snprintf(spec, sizeof spec, "porep:constraints=2^%u", log_c);
+    circuit_t *circ = NULL;
+    if (!CHECK(circuit_from_spec(&circ, spec, lanes * LANE_PARTS, err, sizeof err) == 0))
+        return;
+    groth16_shape_t *shape = NULL;
+    groth16_params_t *pk = NULL;
+    backend_t *be = NULL;
+    struct lane_job *jobs = calloc(lanes, sizeof *jobs);
+    pthread_t *tid = calloc(lanes, sizeof *tid);
+    int ids[BACKEND_MAX_DEVICES];
+    for (int d = 0; d < devices; d++)
+        ids[d] = d;
+    struct backend_gpu_config cfg = {.devices = ids, .n_devices = (unsigned)devices, .workers = workers};
+    CHECK(jobs && tid);
+    CHECK(groth16_shape_new(&shape, circ->r1cs) == 0);
+    CHECK(groth16_setup(&pk, shape, test_rand_u64(), 0) == 0);
+    if (!CHECK(backend_gpu_new_cfg(&be, pk, &cfg, err, sizeof err) == 0)) {
+        fprintf(stderr, "backend_gpu_new_cfg: %s\n", err);
+        goto done;
+    }
+    CHECK(backend_lanes(be) == lanes && backend_devices(be) == (unsigned)devices);
+    struct backend_device_info info;
+    CHECK(backend_device_info(be, 0, &info) == 0 && info.lane_bytes > 0 && info.key_bytes > 0);
+    CHECK(backend_device_info(be, (unsigned)devices, &info) == -EINVAL);
+    uint64_t seed = test_rand_u64();
+    for (unsigned l = 0; l < lanes; l++) {
+        jobs[l] = (struct lane_job){.pk = pk, .shape = shape, .be = be, .lane = l};
+        for (int i = 0; i < LANE_PARTS; i++) {
+            CHECK(circuit_witness_alloc(&jobs[l].w[i], circ, seed, 0, (int)(l * LANE_PARTS + (unsigned)i), 2) == 0);
+            test_rand_fr(&jobs[l].blind[i][0]);
+            test_rand_fr(&jobs[l].blind[i][1]);
+        }
+    }
+    for (unsigned l = 0; l < lanes; l++)
+        CHECK(pthread_create(&tid[l], NULL, lane_main, &jobs[l]) == 0);
+    for (unsigned l = 0; l < lanes; l++)
+        pthread_join(tid[l], NULL);
+    unsigned same = 0;
+    for (unsigned l = 0; l < lanes; l++)
+        for (int i = 0; i < LANE_PARTS; i++) {
+            uint8_t cpu[GROTH16_PROOF_BYTES];
+            prove_one(cpu, pk, shape, jobs[l].w[i], NULL, jobs[l].blind[i], true);
+            if (CHECK(memcmp(cpu, jobs[l].proof[i], sizeof cpu) == 0))
+                same++;
+            else
+                fprintf(stderr, "%s lane %u partition %d: GPU proof differs from the CPU's (seed %llu)\n", spec, l,
+                        i, (unsigned long long)seed);
+            mem_free(jobs[l].w[i]);
+        }
+    printf("2^%u constraints, %u lanes on %d device(s) at once: %u of %u proofs equal the CPU's\n", log_c, lanes,
+           devices, same, lanes * LANE_PARTS);
+done:
+    backend_free(be);
+    params_free(pk);
+    groth16_shape_free(shape);
+    circuit_free(circ);
+    free(jobs);
+    free(tid);
+}
+
 int main(void)
 {
     int count = 0;
@@ -111,6 +213,7 @@ int main(void)
     unsigned top = getenv("ZKB_GPU_TEST_SMALL") ? 13 : 16;
     for (unsigned log_c = 12; log_c <= top; log_c++)
         test_size(log_c, log_c == 12 ? 2 : 1);
+    test_lanes(getenv("ZKB_GPU_TEST_SMALL") ? 12 : 15);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         if (!CHECK(mem_live_bytes((enum mem_kind)k) == 0))
             fprintf(stderr, "kind %s: %llu bytes still live\n", mem_kind_name((enum mem_kind)k),

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Copies, on the development machine, what the scripts/device/h200-*.sh GPU
+# runs need into .device/gpu (git-ignored; carried to the GPU machine):
+# zkbench, the GPU tests and benchmarks from BUILD_DIR, libgmp (the tests'
+# reference arithmetic), the sppark anchor when ../shared has it, and the
+# commit they were built from.
+#   bash scripts/device/pack-gpu.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+b=${1:-build}
+d=.device/gpu
+mkdir -p "$d"
+cp "$b/harness/zkbench" "$d/"
+for t in test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_groth16 bench_gpu_prover; do
+  cp "$b/tests/gpu/$t" "$d/"
+done
+cp -L /usr/lib/x86_64-linux-gnu/libgmp.so.10 "$d/"
+git describe --always --dirty --abbrev=12 >"$d/COMMIT"
+du -sh "$d"

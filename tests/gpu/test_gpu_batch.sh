@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# GPU batches through zkbench (needs a CUDA device; exits 77, skipped,
+# without one):
+# 1. --gpu-workers 2 on one device: the two workers' GPU stages overlap in
+#    time in stages.csv (no lock serializes them), every proof verifies,
+#    the files are consistent (check_run.py: gpu0_used beside gpu_used);
+# 2. --gpus all: one worker set per device, every device's column in
+#    samples.csv, every proof verified;
+# 3. bad --gpus values are refused with one line, exit 2.
+#   test_gpu_batch.sh PATH_TO_ZKBENCH
+set -u
+zk=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export ZKBENCH_PARAMS_DIR=$tmp/params
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+if ! "$zk" batch --backend gpu --count 1 --partitions 1 --circuit porep:constraints=2^10 --out "$tmp/probe" \
+    --no-analyze --quiet >/dev/null 2>"$tmp/probe.err"; then
+  if grep -q "no CUDA device" "$tmp/probe.err"; then
+    echo "no CUDA device: skipped"
+    exit 77
+  fi
+  fail "probe batch failed: $(cat "$tmp/probe.err")"
+fi
+
+# 1. two workers on one device overlap
+"$zk" batch --backend gpu --gpus 0 --gpu-workers 2 --pw 4 --circuit porep:constraints=2^16 --partitions 4 \
+  --count 2 --concurrency 2 --threads 4 --out "$tmp/two" --no-analyze >"$tmp/out" 2>"$tmp/err" \
+  || fail "two-worker batch failed: $(cat "$tmp/err")"
+grep -q "all verified" "$tmp/out" || fail "two-worker batch: not all verified: $(tail -3 "$tmp/out")"
+python3 "$here/../batch/check_run.py" "$tmp/two" --complete --overlap || fail "two-worker run: check_run failed"
+
+# 2. every device
+"$zk" batch --backend gpu --gpus all --gpu-workers 1 --pw 2 --circuit porep:constraints=2^12 --partitions 4 \
+  --count 2 --concurrency 2 --threads 4 --out "$tmp/all" --no-analyze >"$tmp/out" 2>"$tmp/err" \
+  || fail "--gpus all batch failed: $(cat "$tmp/err")"
+grep -q "all verified" "$tmp/out" || fail "--gpus all batch: not all verified"
+python3 "$here/../batch/check_run.py" "$tmp/all" --complete || fail "--gpus all run: check_run failed"
+python3 - "$tmp/all/run.json" <<'PY' || fail "--gpus all: run.json config.gpus is not every device"
+import json, subprocess, sys
+cfg = json.load(open(sys.argv[1]))["config"]
+gpus = cfg["gpus"]
+assert gpus == list(range(len(gpus))) and len(gpus) >= 1, gpus
+print("gpus:", gpus)
+PY
+
+# 3. bad values, refused before any work
+i=0
+for bad in "" "x" "0,0" "1-0" "0,,1" "-1" "0;1" "99"; do
+  i=$((i + 1))
+  "$zk" batch --backend gpu --gpus "$bad" --count 1 --out "$tmp/bad$i" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] || fail "--gpus '$bad': exit $rc, expected 2"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "--gpus '$bad': not one error line: $(cat "$tmp/err")"
+done
+"$zk" batch --backend cpu --gpus 0 --count 1 --out "$tmp/cpu" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "--backend cpu --gpus 0 was accepted"
+
+[ $fails -eq 0 ] && echo "gpu batch: all passed" || echo "gpu batch: $fails failure(s)"
+[ $fails -eq 0 ]
