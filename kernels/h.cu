@@ -5,7 +5,7 @@
  * is the constant g^n - 1; a coset inverse NTT gives h's coefficients. Field
  * results are canonical, so the output equals the CPU's bit for bit.
  *
- * A prover worker keeps one workspace (struct kernels_h_ws): a, b and c on
+ * A prover worker keeps one workspace (struct kernels_prove_ws): a, b and c on
  * the device, page-locked staging, two streams, all allocated once. Each
  * array's transforms start as soon as it is on the device, while the next
  * one is copied, and h stays on the device for its MSM.
@@ -110,14 +110,17 @@ int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
  * bus's speed, small enough that the next one's host copy overlaps it. */
 #define H_CHUNK ((size_t)1 << 21)
 
-struct kernels_h_ws {
+struct kernels_prove_ws {
     int device;
     size_t n;
     unsigned log_n;
+    size_t n_witness;
     struct kbuf d[3];     /* a (then h), b, c on the device */
+    struct kbuf w;        /* the witness (n_witness), when n_witness > 0 */
     struct kbuf stage[2]; /* page-locked staging */
     cudaStream_t s_copy, s_comp;
     cudaEvent_t ev_stage[2], ev_in[3];
+    int next_stage;       /* the staging buffer the next chunk goes through */
 };
 
 static size_t h_chunk(size_t n)
@@ -125,13 +128,13 @@ static size_t h_chunk(size_t n)
     return n < H_CHUNK ? n : H_CHUNK;
 }
 
-void kernels_h_ws_bytes(size_t n, size_t *device_bytes, size_t *pinned_bytes)
+void kernels_prove_ws_bytes(size_t n, size_t n_witness, size_t *device_bytes, size_t *pinned_bytes)
 {
-    *device_bytes = 3 * n * sizeof(dev_fr_t);
+    *device_bytes = (3 * n + n_witness) * sizeof(dev_fr_t);
     *pinned_bytes = 2 * h_chunk(n) * sizeof(dev_fr_t);
 }
 
-void kernels_h_ws_free(kernels_h_ws_t *ws)
+void kernels_prove_ws_free(kernels_prove_ws_t *ws)
 {
     int prev = -1;
     if (!ws)
@@ -150,6 +153,7 @@ void kernels_h_ws_free(kernels_h_ws_t *ws)
             cudaEventDestroy(ws->ev_in[i]);
         kbuf_free(&ws->d[i]);
     }
+    kbuf_free(&ws->w);
     kbuf_free(&ws->stage[0]);
     kbuf_free(&ws->stage[1]);
     if (ws->s_copy)
@@ -161,9 +165,9 @@ void kernels_h_ws_free(kernels_h_ws_t *ws)
     free(ws);
 }
 
-int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n)
+int kernels_prove_ws_new(kernels_prove_ws_t **ret, size_t n, size_t n_witness)
 {
-    kernels_h_ws_t *ws;
+    kernels_prove_ws_t *ws;
     unsigned L;
     int rc;
     if (!ret || h_log2(n, &L) < 0)
@@ -171,15 +175,17 @@ int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n)
     /* the twiddles first: building them synchronizes the device */
     if ((rc = kernels_ntt_prepare(L)) < 0)
         return rc;
-    ws = (kernels_h_ws_t *)calloc(1, sizeof *ws);
+    ws = (kernels_prove_ws_t *)calloc(1, sizeof *ws);
     if (!ws)
         return -ENOMEM;
     ws->n = n;
+    ws->n_witness = n_witness;
     ws->log_n = L;
     CUDA_TRY(cudaGetDevice(&ws->device));
     if ((rc = kbuf_alloc(&ws->d[0], KERNELS_MEM_H, n * sizeof(dev_fr_t))) < 0 ||
         (rc = kbuf_alloc(&ws->d[1], KERNELS_MEM_ABC, n * sizeof(dev_fr_t))) < 0 ||
         (rc = kbuf_alloc(&ws->d[2], KERNELS_MEM_ABC, n * sizeof(dev_fr_t))) < 0 ||
+        (n_witness && (rc = kbuf_alloc(&ws->w, KERNELS_MEM_MSM, n_witness * sizeof(dev_fr_t))) < 0) ||
         (rc = kbuf_alloc(&ws->stage[0], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0 ||
         (rc = kbuf_alloc(&ws->stage[1], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0)
         goto fail;
@@ -192,14 +198,53 @@ int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n)
     *ret = ws;
     return 0;
 fail:
-    kernels_h_ws_free(ws);
+    kernels_prove_ws_free(ws);
     return rc;
 }
 
-int kernels_h_ws_compute(kernels_h_ws_t *ws, const void *a, const void *b, const void *c, const void **d_h)
+/* n values from host src to device dst through the staging buffers in
+ * turn, queued on s_copy (the host copy of one chunk overlaps the bus copy
+ * of the one before). Returns once every chunk is queued. */
+static int ws_upload(kernels_prove_ws_t *ws, void *dst, const void *src, size_t n)
+{
+    size_t chunk = h_chunk(ws->n);
+    int rc = 0;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t len = n - off < chunk ? n - off : chunk, bytes = len * sizeof(dev_fr_t);
+        int q = ws->next_stage;
+        ws->next_stage ^= 1;
+        /* the buffer's previous copy must be done before it is refilled */
+        CUDA_TRY(cudaEventSynchronize(ws->ev_stage[q]));
+        host_copy(ws->stage[q].p, (const dev_fr_t *)src + off, bytes);
+        CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)dst + off, ws->stage[q].p, bytes, cudaMemcpyHostToDevice,
+                                 ws->s_copy));
+        CUDA_TRY(cudaEventRecord(ws->ev_stage[q], ws->s_copy));
+    }
+fail:
+    return rc;
+}
+
+int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n, const void **d_w)
+{
+    int rc = 0, dev = -1;
+    if (!ws || !d_w || (n && !w) || n > ws->n_witness)
+        return -EINVAL;
+    CUDA_TRY(cudaGetDevice(&dev));
+    if (dev != ws->device)
+        return -EINVAL;
+    if ((rc = ws_upload(ws, ws->w.p, w, n)) < 0)
+        goto fail;
+    CUDA_TRY(cudaStreamSynchronize(ws->s_copy));
+    *d_w = ws->w.p;
+    return 0;
+fail:
+    cudaStreamSynchronize(ws->s_copy);
+    return rc;
+}
+
+int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b, const void *c, const void **d_h)
 {
     const void *in[3] = {a, b, c};
-    size_t chunk, bytes;
     unsigned L;
     int rc = 0, dev = -1;
     if (!ws || !a || !b || !c || !d_h)
@@ -208,21 +253,12 @@ int kernels_h_ws_compute(kernels_h_ws_t *ws, const void *a, const void *b, const
     if (dev != ws->device)
         return -EINVAL;
     L = ws->log_n;
-    chunk = h_chunk(ws->n);
     /* a, b, c travel through the two staging buffers in turn on s_copy;
      * each array's transforms start on s_comp as soon as it is on the
      * device, while the next one travels */
-    for (int i = 0, q = 0; i < 3; i++) {
-        for (size_t off = 0; off < ws->n; off += chunk, q ^= 1) {
-            size_t len = ws->n - off < chunk ? ws->n - off : chunk;
-            bytes = len * sizeof(dev_fr_t);
-            /* the buffer's previous copy must be done before it is refilled */
-            CUDA_TRY(cudaEventSynchronize(ws->ev_stage[q]));
-            host_copy(ws->stage[q].p, (const dev_fr_t *)in[i] + off, bytes);
-            CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->d[i].p + off, ws->stage[q].p, bytes,
-                                     cudaMemcpyHostToDevice, ws->s_copy));
-            CUDA_TRY(cudaEventRecord(ws->ev_stage[q], ws->s_copy));
-        }
+    for (int i = 0; i < 3; i++) {
+        if ((rc = ws_upload(ws, ws->d[i].p, in[i], ws->n)) < 0)
+            goto fail;
         CUDA_TRY(cudaEventRecord(ws->ev_in[i], ws->s_copy));
         CUDA_TRY(cudaStreamWaitEvent(ws->s_comp, ws->ev_in[i], 0));
         if ((rc = h_to_coset((dev_fr_t *)ws->d[i].p, L, ws->s_comp)) < 0)
@@ -243,15 +279,15 @@ fail:
 
 int kernels_compute_h(void *h, const void *a, const void *b, const void *c, size_t n)
 {
-    kernels_h_ws_t *ws = NULL;
+    kernels_prove_ws_t *ws = NULL;
     const void *d_h = NULL;
     int rc;
     if (!h || !a || !b || !c)
         return -EINVAL;
-    if ((rc = kernels_h_ws_new(&ws, n)) < 0)
+    if ((rc = kernels_prove_ws_new(&ws, n, 0)) < 0)
         return rc;
-    if ((rc = kernels_h_ws_compute(ws, a, b, c, &d_h)) == 0)
+    if ((rc = kernels_prove_ws_h(ws, a, b, c, &d_h)) == 0)
         rc = CUDA_CHECK(cudaMemcpy(h, d_h, n * sizeof(dev_fr_t), cudaMemcpyDeviceToHost));
-    kernels_h_ws_free(ws);
+    kernels_prove_ws_free(ws);
     return rc;
 }

@@ -105,9 +105,9 @@ int kernels_field_mul_throughput(enum kernels_field f, size_t n, int reps,
  * buffer kinds (gpu_params, gpu_abc, ...). */
 enum kernels_mem_role {
     KERNELS_MEM_PARAMS, /* resident MSM bases (kernels_msm_bases_upload) */
-    KERNELS_MEM_ABC,    /* b, c evaluations of kernels_h_ws */
+    KERNELS_MEM_ABC,    /* b, c evaluations of kernels_prove_ws */
     KERNELS_MEM_NTT,    /* twiddle tables, NTT data of kernels_ntt */
-    KERNELS_MEM_H,      /* a, then h in its place, kept for the H MSM (kernels_h_ws) */
+    KERNELS_MEM_H,      /* a, then h in its place, kept for the H MSM (kernels_prove_ws) */
     KERNELS_MEM_MSM,    /* MSM scratch: scalars, digits, buckets, host bases */
     KERNELS_MEM_PINNED, /* page-locked host staging (device = -1) */
     KERNELS_MEM_OTHER,
@@ -181,28 +181,38 @@ int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
                              void *stream);
 
 /*
- * A prover worker's quotient workspace on the current device: a, b and c of
- * a size-n domain on the device (a, which becomes h, as KERNELS_MEM_H; b and
- * c as KERNELS_MEM_ABC), two page-locked staging buffers the host arrays
- * travel through (KERNELS_MEM_PINNED), two streams. Made once and reused
- * by every proof of that size: a proof then allocates, frees and
- * synchronizes nothing device-wide, so workers on one device overlap.
- * kernels_h_ws_bytes: what one takes, to budget device memory before
- * making it.
+ * A prover worker's workspace on the current device: a, b and c of a
+ * size-n domain on the device (a, which becomes h, as KERNELS_MEM_H; b and
+ * c as KERNELS_MEM_ABC), room for a witness of n_witness values
+ * (KERNELS_MEM_MSM), two page-locked staging buffers the host arrays travel
+ * through (KERNELS_MEM_PINNED), two streams. Made once and reused by every
+ * proof of that shape: a proof then allocates, frees and synchronizes
+ * nothing device-wide, so workers on one device overlap.
+ * kernels_prove_ws_bytes: what one takes, to budget device memory before
+ * making it. Calls on one workspace must not overlap.
  */
-typedef struct kernels_h_ws kernels_h_ws_t;
-int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n);
-void kernels_h_ws_free(kernels_h_ws_t *ws); /* NULL is accepted */
-void kernels_h_ws_bytes(size_t n, size_t *device_bytes, size_t *pinned_bytes);
+typedef struct kernels_prove_ws kernels_prove_ws_t;
+int kernels_prove_ws_new(kernels_prove_ws_t **ret, size_t n, size_t n_witness);
+void kernels_prove_ws_free(kernels_prove_ws_t *ws); /* NULL is accepted */
+void kernels_prove_ws_bytes(size_t n, size_t n_witness, size_t *device_bytes,
+                            size_t *pinned_bytes);
 /*
  * h from the host evaluations a, b, c (n each) on the workspace's device
  * (the current device); returns once h is complete there, with *d_h its n
  * coefficients in device memory, valid until the workspace's next call or
  * free: pass it as kernels_msm_resident's scalars. a, b and c have been
- * read by then and may be freed. Calls on one workspace must not overlap.
+ * read by then and may be freed.
  */
-int kernels_h_ws_compute(kernels_h_ws_t *ws, const void *a, const void *b,
-                         const void *c, const void **d_h);
+int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b,
+                       const void *c, const void **d_h);
+/*
+ * The witness w (n <= n_witness Montgomery fr_t, host memory) copied to the
+ * workspace's device once, so that the MSMs over it (L, A, B_g1) read it
+ * in place instead of each copying it again: *d_w is valid until the next
+ * upload or free. Returns once the copy is complete.
+ */
+int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n,
+                             const void **d_w);
 
 /* ---- multi-scalar multiplication (msm.cu) ---- */
 
@@ -215,7 +225,7 @@ enum kernels_curve {
  * ret (a g1_jac_t or g2_jac_t, host memory) = sum_i scalars[i] base(i), with
  * msm_g1's semantics (prover/msm.h): scalars are n_scalars Montgomery fr_t
  * in host memory (pageable or page-locked) or in the current device's
- * memory (read in place, e.g. kernels_h_ws_compute's h); density NULL: variable i uses bases[i] (n_bases >=
+ * memory (read in place, e.g. kernels_prove_ws_h's h); density NULL: variable i uses bases[i] (n_bases >=
  * n_scalars); otherwise bit i of density says whether variable i has a base
  * and bases holds those in order (n_bases = their count, else -EINVAL).
  * Bases are affine, infinity (0, 0), in host memory (copied for the call).

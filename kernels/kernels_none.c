@@ -135,29 +135,37 @@ int kernels_set_device(int dev)
     return -ENODEV;
 }
 
-int kernels_h_ws_new(kernels_h_ws_t **ret, size_t n)
+int kernels_prove_ws_new(kernels_prove_ws_t **ret, size_t n, size_t n_witness)
 {
+    (void)n_witness;
     if (!ret || n == 0 || (n & (n - 1)))
         return -EINVAL;
     return -ENODEV;
 }
 
-void kernels_h_ws_free(kernels_h_ws_t *ws)
+void kernels_prove_ws_free(kernels_prove_ws_t *ws)
 {
     (void)ws;
 }
 
 /* Plain arithmetic, the same as with CUDA (h.cu). */
-void kernels_h_ws_bytes(size_t n, size_t *device_bytes, size_t *pinned_bytes)
+void kernels_prove_ws_bytes(size_t n, size_t n_witness, size_t *device_bytes, size_t *pinned_bytes)
 {
     size_t chunk = n < ((size_t)1 << 21) ? n : ((size_t)1 << 21);
-    *device_bytes = 3 * n * 32;
+    *device_bytes = (3 * n + n_witness) * 32;
     *pinned_bytes = 2 * chunk * 32;
 }
 
-int kernels_h_ws_compute(kernels_h_ws_t *ws, const void *a, const void *b, const void *c, const void **d_h)
+int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b, const void *c, const void **d_h)
 {
     if (!ws || !a || !b || !c || !d_h)
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n, const void **d_w)
+{
+    if (!ws || !d_w || (n && !w))
         return -EINVAL;
     return -ENODEV;
 }

@@ -22,7 +22,7 @@ struct backend_dev {
 
 struct lane {
     struct backend_dev *dev;
-    kernels_h_ws_t *h_ws;
+    kernels_prove_ws_t *ws;
     const void *d_h;       /* the last compute_h's h, on the device; NULL before */
     pthread_mutex_t g1;    /* H and the G1 MSMs: one caller at a time */
     pthread_mutex_t g2;    /* the b_g2 MSMs: one at a time, so one G2 MSM workspace */
@@ -31,7 +31,8 @@ struct lane {
 
 struct backend {
     unsigned n_devs, n_lanes;
-    size_t n;              /* the domain: h's workspaces are for it */
+    size_t n;              /* the domain: the lanes' workspaces are for it */
+    size_t nv;             /* the witness's values */
     struct backend_dev *devs;
     struct lane *lanes;
 };
@@ -65,7 +66,7 @@ void backend_free(backend_t *be)
         struct lane *l = &be->lanes[i];
         if (l->dev)
             kernels_set_device(l->dev->info.device);
-        kernels_h_ws_free(l->h_ws);
+        kernels_prove_ws_free(l->ws);
         if (l->locks_ready) {
             pthread_mutex_destroy(&l->g1);
             pthread_mutex_destroy(&l->g2);
@@ -91,8 +92,9 @@ static double gib(size_t b)
     return (double)b / (double)(1u << 30);
 }
 
-/* What one lane takes at most: its H workspace, the largest of its G1 MSMs'
- * scratch (one G1 workspace grows to it) and its b_g2 MSM's. */
+/* What one lane takes at most: its workspace (H and the witness), the
+ * largest of its G1 MSMs' scratch (one G1 workspace grows to it) and its
+ * b_g2 MSM's. */
 static int lane_budget(struct backend_device_info *info, const groth16_params_t *pk, size_t n)
 {
     size_t nv = pk->vk.n_ic + pk->n_l, d, p, g1_dev = 0, g1_pin = 0, g2_dev = 0, g2_pin = 0;
@@ -110,7 +112,7 @@ static int lane_budget(struct backend_device_info *info, const groth16_params_t 
     }
     if ((rc = kernels_msm_scratch_bytes(KERNELS_CURVE_G2, pk->n_b_g2, pk->n_b_g2, 0, 0, 0, &g2_dev, &g2_pin)) < 0)
         return rc;
-    kernels_h_ws_bytes(n, &d, &p);
+    kernels_prove_ws_bytes(n, nv, &d, &p);
     info->lane_h_bytes = d;
     info->lane_msm_bytes = g1_dev + g2_dev;
     info->lane_bytes = d + g1_dev + g2_dev;
@@ -195,6 +197,7 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
     if (!be)
         return -ENOMEM;
     be->n = n;
+    be->nv = pk->vk.n_ic + pk->n_l;
     be->n_devs = cfg->n_devices;
     be->n_lanes = cfg->n_devices * cfg->workers;
     be->devs = calloc(be->n_devs, sizeof *be->devs);
@@ -217,8 +220,8 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
         pthread_mutex_init(&l->g1, NULL);
         pthread_mutex_init(&l->g2, NULL);
         l->locks_ready = true;
-        if ((rc = kernels_set_device(l->dev->info.device)) < 0 || (rc = kernels_h_ws_new(&l->h_ws, n)) < 0) {
-            snprintf(msg, cap, "GPU %d: the H workspace of prover worker %u: %s", l->dev->info.device, i,
+        if ((rc = kernels_set_device(l->dev->info.device)) < 0 || (rc = kernels_prove_ws_new(&l->ws, n, be->nv)) < 0) {
+            snprintf(msg, cap, "GPU %d: the workspace of prover worker %u: %s", l->dev->info.device, i,
                      kernels_last_error());
             backend_free(be);
             return rc;
@@ -275,7 +278,7 @@ int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t
             return rc;
         pthread_mutex_lock(&l->g1);
         l->d_h = NULL;
-        rc = kernels_h_ws_compute(l->h_ws, a, b, c, &l->d_h);
+        rc = kernels_prove_ws_h(l->ws, a, b, c, &l->d_h);
         pthread_mutex_unlock(&l->g1);
         return rc;
     }
@@ -304,6 +307,25 @@ int backend_msm_h(const backend_t *be, unsigned lane, g1_jac_t *ret, const groth
         return rc;
     }
     return msm_g1(ret, pk->h, pk->n_h, h, n, NULL, o);
+}
+
+int backend_witness(const backend_t *be, unsigned lane, const fr_t *w, size_t nv, const fr_t **ret)
+{
+    if (be) {
+        struct lane *l;
+        const void *d_w = NULL;
+        int rc;
+        if ((rc = lane_enter(be, lane, &l)) < 0)
+            return rc;
+        pthread_mutex_lock(&l->g1);
+        rc = kernels_prove_ws_witness(l->ws, w, nv, &d_w);
+        pthread_mutex_unlock(&l->g1);
+        if (rc == 0)
+            *ret = d_w;
+        return rc;
+    }
+    *ret = w;
+    return 0;
 }
 
 int backend_msm_g1(const backend_t *be, unsigned lane, g1_jac_t *ret, enum backend_query q,

@@ -7,8 +7,8 @@
  * production parameter set), and it reports every device allocation to
  * the tracked-buffer API (gpu_* kinds). Its work is divided into lanes,
  * `workers` per device: a lane is one prover worker's share of a device,
- * with its own streams, its own H workspace (a, b, c and h on the device,
- * page-locked staging) and its own MSM workspaces, so lanes share no lock
+ * with its own streams, its own workspace (a, b, c, h and the witness on the
+ * device, page-locked staging) and its own MSM workspaces, so lanes share no lock
  * and their proofs overlap on the device. The device memory the lanes will
  * take is budgeted when the backend is made: workers that do not fit beside
  * the key are refused then, with the numbers, rather than failing a proof
@@ -89,7 +89,13 @@ int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t
  * result (n of them); a GPU ignores it and uses the h on its device. */
 int backend_msm_h(const backend_t *be, unsigned lane, g1_jac_t *ret, const groth16_params_t *pk, const fr_t *h,
                   size_t n, const struct msm_opts *o);
-/* sum scalars[i] * query point, density as msm_g1 (NULL: dense). */
+/* Where the G1 MSMs of a proof read its witness w (nv values) from: the
+ * CPU's w itself, or on a GPU a copy in the lane's device memory, made
+ * once for the three MSMs over it (valid until the lane's next call of
+ * this). Pass *ret (and offsets into it) as their scalars. */
+int backend_witness(const backend_t *be, unsigned lane, const fr_t *w, size_t nv, const fr_t **ret);
+/* sum scalars[i] * query point, density as msm_g1 (NULL: dense); scalars
+ * in host memory, or from backend_witness. */
 int backend_msm_g1(const backend_t *be, unsigned lane, g1_jac_t *ret, enum backend_query q,
                    const groth16_params_t *pk, const fr_t *scalars, size_t n_scalars, const uint64_t *density,
                    const struct msm_opts *o);

@@ -307,17 +307,21 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     if (rc < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_h", t0, &t->msm_h);
+    /* the witness as the three MSMs over it read it: on a GPU copied to the
+     * device once (the copy counts in msm_l) */
+    const fr_t *wm;
     t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->l, BACKEND_L, pk, w + cs->num_inputs, cs->num_aux, NULL,
+    if ((rc = backend_witness(o->backend, o->gpu_lane, w, nv, &wm)) < 0 ||
+        (rc = backend_msm_g1(o->backend, o->gpu_lane, &p->l, BACKEND_L, pk, wm + cs->num_inputs, cs->num_aux, NULL,
                              &m)) < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_l", t0, &t->msm_l);
     t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->a, BACKEND_A, pk, w, nv, shape->density_a, &m)) < 0)
+    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->a, BACKEND_A, pk, wm, nv, shape->density_a, &m)) < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_a", t0, &t->msm_a);
     t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->b1, BACKEND_B_G1, pk, w, nv, shape->density_b,
+    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->b1, BACKEND_B_G1, pk, wm, nv, shape->density_b,
                              &m)) < 0)
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "msm_b1", t0, &t->msm_b1);

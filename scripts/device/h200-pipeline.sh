@@ -6,10 +6,13 @@
 # a device, each analyzed (GPU busy from the stage rows). Runs from the
 # repository root over binaries built on the development machine and
 # carried in .device/gpu (scripts/device/pack-gpu.sh); every step has its
-# own time limit; everything goes under $OUT/r, packed into $OUT/r.tar.gz.
-#   OUT=... STEPS="tests bench batch" SIZE=2^22 PWS="1 2 4 8 16" WORKERS="1 2" bash scripts/device/h200-pipeline.sh
+# own time limit; everything goes under $OUT/$TAG (default r), packed into
+# $OUT/$TAG.tar.gz.
+#   OUT=... TAG=r STEPS="tests bench batch" SIZE=2^22 PWS="1 2 4 8 16" WORKERS="1 2" COUNT=2 PARTS=10 \
+#     bash scripts/device/h200-pipeline.sh
 set -uo pipefail
 D=$PWD/.device/gpu
+[ -d "$D" ] || tar xJf .device/gpu.tar.xz -C .device
 Z=$D/zkbench
 export LD_LIBRARY_PATH=$D:${LD_LIBRARY_PATH:-}
 export ZKBENCH_PARAMS_DIR=/tmp/zkparams
@@ -19,11 +22,12 @@ PWS=${PWS:-1 2 4 8 16}
 WORKERS=${WORKERS:-1 2}
 COUNT=${COUNT:-2}
 PARTS=${PARTS:-10}
-R=$OUT/r
+TAG=${TAG:-r}
+R=$OUT/$TAG
 mkdir -p "$R"
 t0=$SECONDS
 step() { echo "== $* (at $((SECONDS - t0)) s)" | tee -a "$R/steps.txt"; }
-pack() { tar czf "$OUT/r.tar.gz" -C "$OUT" r; }
+pack() { tar czf "$OUT/$TAG.tar.gz" -C "$OUT" "$TAG"; }
 trap pack EXIT
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -58,7 +62,7 @@ if has batch; then
     for pw in $PWS; do
       name=b${SIZE#2^}-w$w-pw$pw
       step batch $name
-      timeout 150 "$Z" batch --backend gpu --gpu-workers "$w" --pw "$pw" --circuit "porep:constraints=$SIZE" \
+      timeout "${BATCH_TIMEOUT:-150}" "$Z" batch --backend gpu --gpu-workers "$w" --pw "$pw" --circuit "porep:constraints=$SIZE" \
         --partitions "$PARTS" --count "$COUNT" --concurrency "$COUNT" --threads 16 --trim proof --sample-ms 20 \
         --out "$R/$name" --no-analyze >"$R/$name.log" 2>&1
       echo "$name exit $?" | tee -a "$R/steps.txt"; grep -E "s/proof|verified" "$R/$name.log" | tail -2

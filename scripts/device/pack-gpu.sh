@@ -3,7 +3,8 @@
 # runs need into .device/gpu (git-ignored; carried to the GPU machine):
 # zkbench, the GPU tests and benchmarks from BUILD_DIR, libgmp (the tests'
 # reference arithmetic), the sppark anchor when ../shared has it, and the
-# commit they were built from.
+# commit they were built from; packed as .device/gpu.tar.xz, which the
+# scripts unpack when .device/gpu is not there.
 #   bash scripts/device/pack-gpu.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,3 +18,6 @@ done
 cp -L /usr/lib/x86_64-linux-gnu/libgmp.so.10 "$d/"
 git describe --always --dirty --abbrev=12 >"$d/COMMIT"
 du -sh "$d"
+# the working tree and the carried folder travel in 64 MiB at most
+tar cJf .device/gpu.tar.xz -C .device gpu
+du -sh .device/gpu.tar.xz
