@@ -189,13 +189,8 @@ int kernels_prove_ws_new(kernels_prove_ws_t **ret, size_t n, size_t n_witness)
         (rc = kbuf_alloc(&ws->stage[0], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0 ||
         (rc = kbuf_alloc(&ws->stage[1], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0)
         goto fail;
-    {
-        /* the highest priority, as the G1 MSMs' (msm.cu says why) */
-        int least = 0, greatest = 0;
-        CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        CUDA_TRY(cudaStreamCreateWithPriority(&ws->s_copy, cudaStreamNonBlocking, greatest));
-        CUDA_TRY(cudaStreamCreateWithPriority(&ws->s_comp, cudaStreamNonBlocking, greatest));
-    }
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s_copy, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s_comp, cudaStreamNonBlocking));
     for (int i = 0; i < 2; i++)
         CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[i], cudaEventDisableTiming));
     for (int i = 0; i < 3; i++)

@@ -78,19 +78,8 @@ int msm_ws_take(struct msm_ws **ret, size_t point_bytes)
         return -ENOMEM;
     ws->device = dev;
     ws->point_bytes = point_bytes;
-    {
-        /* A proof's critical path is H and the G1 MSMs one after the other
-         * on its worker; the G2 MSM (b_g2) runs beside them and is waited
-         * for only at finish. So G2 workspaces get the lowest stream
-         * priority and G1 ones the highest (h.cu's streams too): when both
-         * are queued, the device schedules the chain first and b_g2 fills
-         * the gaps, instead of slowing every stage of the chain. */
-        int least = 0, greatest = 0;
-        CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        int prio = point_bytes > sizeof(dev_affine_t<dev_fp_t>) ? least : greatest;
-        CUDA_TRY(cudaStreamCreateWithPriority(&ws->s0, cudaStreamNonBlocking, prio));
-        CUDA_TRY(cudaStreamCreateWithPriority(&ws->s1, cudaStreamNonBlocking, prio));
-    }
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s0, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&ws->s1, cudaStreamNonBlocking));
     CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[0], cudaEventDisableTiming));
     CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[1], cudaEventDisableTiming));
     CUDA_TRY(cudaEventCreate(&ws->ev_bases0));
