@@ -255,15 +255,22 @@ int backend_device_info(const backend_t *be, unsigned i, struct backend_device_i
     return 0;
 }
 
-/* The lane, its device made the calling thread's current one. */
-static int lane_enter(const backend_t *be, unsigned lane, struct lane **ret)
+/* The lane, its device made the calling thread's current one and its G1
+ * (or, with g2, its G2) lock held: lane_give releases it. */
+static int lane_take(const backend_t *be, unsigned lane, bool g2, struct lane **ret)
 {
     struct lane *l = &be->lanes[lane % be->n_lanes];
     int rc = kernels_set_device(l->dev->info.device);
     if (rc < 0)
         return rc;
+    pthread_mutex_lock(g2 ? &l->g2 : &l->g1);
     *ret = l;
     return 0;
+}
+
+static void lane_give(struct lane *l, bool g2)
+{
+    pthread_mutex_unlock(g2 ? &l->g2 : &l->g1);
 }
 
 int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t *c, const ntt_domain_t *d,
@@ -274,12 +281,11 @@ int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t
         int rc;
         if (d->n != be->n)
             return -EINVAL;
-        if ((rc = lane_enter(be, lane, &l)) < 0)
+        if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
-        pthread_mutex_lock(&l->g1);
         l->d_h = NULL;
         rc = kernels_prove_ws_h(l->ws, a, b, c, &l->d_h);
-        pthread_mutex_unlock(&l->g1);
+        lane_give(l, false);
         return rc;
     }
     int rc;
@@ -298,12 +304,11 @@ int backend_msm_h(const backend_t *be, unsigned lane, g1_jac_t *ret, const groth
     if (be) {
         struct lane *l;
         int rc;
-        if ((rc = lane_enter(be, lane, &l)) < 0)
+        if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
-        pthread_mutex_lock(&l->g1);
         rc = l->d_h && n < be->n ? kernels_msm_resident(ret, l->dev->bases[BACKEND_H], l->d_h, n, NULL, o->window)
                                  : -EINVAL;
-        pthread_mutex_unlock(&l->g1);
+        lane_give(l, false);
         return rc;
     }
     return msm_g1(ret, pk->h, pk->n_h, h, n, NULL, o);
@@ -315,11 +320,10 @@ int backend_witness(const backend_t *be, unsigned lane, const fr_t *w, size_t nv
         struct lane *l;
         const void *d_w = NULL;
         int rc;
-        if ((rc = lane_enter(be, lane, &l)) < 0)
+        if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
-        pthread_mutex_lock(&l->g1);
         rc = kernels_prove_ws_witness(l->ws, w, nv, &d_w);
-        pthread_mutex_unlock(&l->g1);
+        lane_give(l, false);
         if (rc == 0)
             *ret = d_w;
         return rc;
@@ -337,11 +341,10 @@ int backend_msm_g1(const backend_t *be, unsigned lane, g1_jac_t *ret, enum backe
     if (be) {
         struct lane *l;
         int rc;
-        if ((rc = lane_enter(be, lane, &l)) < 0)
+        if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
-        pthread_mutex_lock(&l->g1);
         rc = kernels_msm_resident(ret, l->dev->bases[q], scalars, n_scalars, density, o->window);
-        pthread_mutex_unlock(&l->g1);
+        lane_give(l, false);
         return rc;
     }
     const g1_affine_t *bases[4] = {pk->h, pk->l, pk->a, pk->b_g1};
@@ -355,11 +358,10 @@ int backend_msm_g2(const backend_t *be, unsigned lane, g2_jac_t *ret, const grot
     if (be) {
         struct lane *l;
         int rc;
-        if ((rc = lane_enter(be, lane, &l)) < 0)
+        if ((rc = lane_take(be, lane, true, &l)) < 0)
             return rc;
-        pthread_mutex_lock(&l->g2);
         rc = kernels_msm_resident(ret, l->dev->bases[BACKEND_B_G2], scalars, n_scalars, density, o->window);
-        pthread_mutex_unlock(&l->g2);
+        lane_give(l, true);
         return rc;
     }
     return msm_g2(ret, pk->b_g2, pk->n_b_g2, scalars, n_scalars, density, o);
