@@ -6,7 +6,8 @@
 #    the files are consistent (check_run.py: gpu0_used beside gpu_used);
 # 2. --gpus all: one worker set per device, every device's column in
 #    samples.csv, every proof verified;
-# 3. bad --gpus values are refused with one line, exit 2.
+# 3. more workers than fit the device's memory are refused at the start;
+# 4. bad --gpus values are refused with one line, exit 2.
 #   test_gpu_batch.sh PATH_TO_ZKBENCH
 set -u
 zk=$1
@@ -47,7 +48,18 @@ assert gpus == list(range(len(gpus))) and len(gpus) >= 1, gpus
 print("gpus:", gpus)
 PY
 
-# 3. bad values, refused before any work
+# 3. more workers than the device memory holds are refused at the start,
+# with the budget's numbers, not by a failed proof later (2^20: a worker
+# takes about a GiB, so 256 of them need more than any GPU has)
+"$zk" batch --backend gpu --gpu-workers 256 --circuit porep:constraints=2^20 --partitions 1 --count 1 \
+  --out "$tmp/budget" --no-analyze >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "256 workers at 2^20: exit $rc, expected 1"
+grep -q "prover workers need .* GiB of device memory .* fit" "$tmp/err" \
+  || fail "256 workers at 2^20: no budget message: $(cat "$tmp/err")"
+head -1 "$tmp/err"
+
+# 4. bad values, refused before any work
 i=0
 for bad in "" "x" "0,0" "1-0" "0,,1" "-1" "0;1" "99"; do
   i=$((i + 1))
