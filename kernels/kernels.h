@@ -299,6 +299,20 @@ struct kernels_msm_profile {
 /* The calling thread's last successful MSM; -ENOENT before the first. */
 int kernels_msm_last_profile(struct kernels_msm_profile *p);
 
+/* ---- fixed-base multiplication for the setup (fixed_base.cu) ---- */
+
+/*
+ * ret_jac[i] (n Jacobian points, g1_jac_t or g2_jac_t, host memory) =
+ * scalars[i] G, with prover/setup.c's window table of G: `windows` rows of
+ * 2^c - 1 affine points, row w holding d 2^(w c) G for d = 1 .. 2^c - 1
+ * (windows * c >= 255; c 1 .. 16). Scalars: n Montgomery fr_t in host
+ * memory. On the current device, synchronous; the device memory it takes
+ * (the table, a chunk of scalars and of points) is freed before it returns.
+ */
+int kernels_fixed_base(void *ret_jac, enum kernels_curve curve,
+                       const void *table, unsigned windows, unsigned c,
+                       const void *scalars, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,6 +68,11 @@ void groth16_shape_free(groth16_shape_t *shape);
  * -EINVAL (empty system, domain over 2^27), -ENOMEM.
  */
 int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads);
+/* The same with the fixed-base multiplications on CUDA device `device`
+ * (-1: the CPU, as groth16_setup): the keys are byte for byte the CPU's.
+ * -ENODEV without that device (or in a build without CUDA). */
+int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
+                     int device);
 
 /* Does pk fit the circuit (query sizes match its domain and densities)?
  * 0, or -EINVAL with a description in msg (cap bytes). */

@@ -9,7 +9,9 @@
  * d * 2^(k*c) * G for each c-bit window k turns one scalar multiplication
  * into ~255/c mixed additions (Brickell, Gordon, McCurley, Wilson, "Fast
  * exponentiation with precomputation", EUROCRYPT 1992, the simple windowed
- * form), on all threads, with batch conversion to affine per chunk.
+ * form), on all threads, with batch conversion to affine per chunk. With
+ * groth16_setup_on and a device, a GPU runs the multiplications with the
+ * same table (kernels_fixed_base) and the CPU the conversion to affine.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/kernels.h"
 #include "prover/field/bls12_381.h"
 #include "prover/groth16.h"
 #include "prover/mem.h"
@@ -203,6 +206,52 @@ static int fb_batch(void *out, const fb_table_t *t, const fr_t *scalars, size_t 
     return atomic_load(&job.failed) ? -ENOMEM : 0;
 }
 
+struct fb_affine_job {
+    const struct fb_group *g;
+    const uint8_t *jac;
+    uint8_t *out;
+    size_t n;
+};
+
+static void fb_affine_chunk(void *ctx, size_t chunk)
+{
+    struct fb_affine_job *job = ctx;
+    size_t begin = chunk * SETUP_CHUNK;
+    size_t end = begin + SETUP_CHUNK < job->n ? begin + SETUP_CHUNK : job->n;
+    job->g->batch_to_affine(job->out + begin * job->g->affine_bytes, job->jac + begin * job->g->jac_bytes,
+                            end - begin);
+}
+
+/* fb_batch with the multiplications on CUDA device `device`
+ * (kernels_fixed_base, the same table) and the conversion to affine here. */
+static int fb_batch_device(void *out, const fb_table_t *t, const fr_t *scalars, size_t n, unsigned threads,
+                           int device)
+{
+    const struct fb_group *g = t->g;
+    if (n == 0)
+        return 0;
+    uint8_t *jac = mem_alloc(MEM_KIND_OTHER, -1, -1, n * g->jac_bytes);
+    if (!jac)
+        return -ENOMEM;
+    int rc = kernels_set_device(device);
+    if (rc == 0)
+        rc = kernels_fixed_base(jac, g == &FB_G2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1, t->table, t->windows, t->c,
+                                scalars, n);
+    if (rc == 0) {
+        struct fb_affine_job job = {g, jac, out, n};
+        parallel_for((n + SETUP_CHUNK - 1) / SETUP_CHUNK, threads, fb_affine_chunk, &job);
+    }
+    mem_free(jac);
+    return rc;
+}
+
+/* The fixed-base multiplications of a setup: on the CPU (device < 0) or
+ * on that CUDA device; the points are the same either way. */
+static int fb_run(void *out, const fb_table_t *t, const fr_t *scalars, size_t n, unsigned threads, int device)
+{
+    return device < 0 ? fb_batch(out, t, scalars, n, threads) : fb_batch_device(out, t, scalars, n, threads, device);
+}
+
 /* ---- the QAP at tau -------------------------------------------------------- */
 
 /* Lagrange basis of the domain at tau. */
@@ -259,6 +308,12 @@ static bool bit_set(const uint64_t *bits, uint64_t j)
 }
 
 int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads)
+{
+    return groth16_setup_on(ret, shape, seed, threads, -1);
+}
+
+int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
+                     int device)
 {
     const r1cs_t *cs = shape->cs;
     size_t n = shape->n;
@@ -319,14 +374,14 @@ int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t
     /* verifying key */
     fr_t vk_sc[3] = {alpha, beta, delta};
     g1_affine_t vk_g1[3];
-    if ((rc = fb_batch(vk_g1, &t1, vk_sc, 3, 1)) < 0)
+    if ((rc = fb_run(vk_g1, &t1, vk_sc, 3, 1, device)) < 0)
         goto done;
     p->vk.alpha_g1 = vk_g1[0];
     p->vk.beta_g1 = vk_g1[1];
     p->vk.delta_g1 = vk_g1[2];
     fr_t vk_sc2[3] = {beta, gamma, delta};
     g2_affine_t vk_g2[3];
-    if ((rc = fb_batch(vk_g2, &t2, vk_sc2, 3, 1)) < 0)
+    if ((rc = fb_run(vk_g2, &t2, vk_sc2, 3, 1, device)) < 0)
         goto done;
     p->vk.beta_g2 = vk_g2[0];
     p->vk.gamma_g2 = vk_g2[1];
@@ -341,8 +396,8 @@ int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t
         fr_add(&x, &x, &ct[j]);
         fr_mul(&sc[j], &x, j < cs->num_inputs ? &gamma_inv : &delta_inv);
     }
-    if ((rc = fb_batch(p->vk.ic, &t1, sc, cs->num_inputs, threads)) < 0 ||
-        (rc = fb_batch(p->l, &t1, sc + cs->num_inputs, cs->num_aux, threads)) < 0)
+    if ((rc = fb_run(p->vk.ic, &t1, sc, cs->num_inputs, threads, device)) < 0 ||
+        (rc = fb_run(p->l, &t1, sc + cs->num_inputs, cs->num_aux, threads, device)) < 0)
         goto done;
 
     /* h: tau^i (tau^n - 1) / delta, i < n - 1 */
@@ -355,7 +410,7 @@ int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t
             sc[i] = s;
             fr_mul(&s, &s, &tau);
         }
-        if ((rc = fb_batch(p->h, &t1, sc, n - 1, threads)) < 0)
+        if ((rc = fb_run(p->h, &t1, sc, n - 1, threads, device)) < 0)
             goto done;
     }
 
@@ -364,14 +419,14 @@ int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t
     for (uint64_t j = 0; j < nv; j++)
         if (bit_set(da, j))
             sc[k++] = at[j];
-    if ((rc = fb_batch(p->a, &t1, sc, n_a, threads)) < 0)
+    if ((rc = fb_run(p->a, &t1, sc, n_a, threads, device)) < 0)
         goto done;
     k = 0;
     for (uint64_t j = 0; j < nv; j++)
         if (bit_set(db, j))
             sc[k++] = bt[j];
-    if ((rc = fb_batch(p->b_g1, &t1, sc, n_b, threads)) < 0 ||
-        (rc = fb_batch(p->b_g2, &t2, sc, n_b, threads)) < 0)
+    if ((rc = fb_run(p->b_g1, &t1, sc, n_b, threads, device)) < 0 ||
+        (rc = fb_run(p->b_g2, &t2, sc, n_b, threads, device)) < 0)
         goto done;
 
     *ret = p;

@@ -2,6 +2,7 @@
  * `zkbench setup`: Groth16 keys for a built-in circuit from seeded toxic
  * waste, written as a bellperson-layout parameter file and a verifying key.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,11 +10,12 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/run/out_file.h"
+#include "kernels/kernels.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
 #include "prover/parallel.h"
 
-enum { OPT_CIRCUIT = 'c', OPT_PARAMS = 'p', OPT_VK = 'v', OPT_SEED = 's', OPT_THREADS = 't' };
+enum { OPT_CIRCUIT = 'c', OPT_PARAMS = 'p', OPT_VK = 'v', OPT_SEED = 's', OPT_THREADS = 't', OPT_GPU = 'g' };
 
 static const cli_opt_t setup_opts[] = {
     {"circuit", OPT_CIRCUIT, "SPEC", "e.g. porep:constraints=2^16 (keys: constraints, partitions,\ndepth, challenges)"},
@@ -21,13 +23,15 @@ static const cli_opt_t setup_opts[] = {
     {"vk", OPT_VK, "FILE", "verifying key to write"},
     {"seed", OPT_SEED, "S", "toxic-waste seed (default 1)"},
     {"threads", OPT_THREADS, "T", "CPU threads (default: all cores)"},
+    {"gpu", OPT_GPU, "DEVICE", "the fixed-base multiplications on this CUDA device (the files are\nbyte for byte the CPU's for the same seed)"},
     {NULL, 0, NULL, NULL},
 };
 
 const cli_cmd_t cli_cmd_setup = {
     .name = "setup",
     .summary = "Groth16 keys for a circuit (bellperson parameter file + vk)",
-    .synopsis = "zkbench setup --circuit SPEC --params FILE --vk FILE [--seed S] [--threads T]",
+    .synopsis = "zkbench setup --circuit SPEC --params FILE --vk FILE [--seed S] [--threads T]\n"
+                "                [--gpu DEVICE]",
     .about = "Generates Groth16 proving and verifying keys for a circuit from toxic waste\n"
              "drawn from seed S (for benchmarks and tests only) and writes them in the\n"
              "layout of bellperson's .params files.\n",
@@ -38,7 +42,8 @@ const cli_cmd_t cli_cmd_setup = {
 int cmd_setup(int argc, char **argv)
 {
     const char *spec = NULL, *params_path = NULL, *vk_path = NULL;
-    uint64_t seed = 1, threads = 0;
+    uint64_t seed = 1, threads = 0, gpu = 0;
+    bool on_gpu = false;
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_setup, argc, argv);
     int c;
@@ -55,6 +60,11 @@ int cmd_setup(int argc, char **argv)
             if (!cli_parse_u64(&threads, "setup", "threads", a.val))
                 return 2;
             break;
+        case OPT_GPU:
+            if (!cli_parse_u64(&gpu, "setup", "gpu", a.val))
+                return 2;
+            on_gpu = true;
+            break;
         }
     }
     if (c == CLI_EXIT)
@@ -65,6 +75,13 @@ int cmd_setup(int argc, char **argv)
         return cli_error(2, "setup: --circuit, --params and --vk are required (see zkbench setup --help)");
     if (threads > 1024)
         return cli_error(2, "setup: --threads must be at most 1024, got %llu", (unsigned long long)threads);
+    if (on_gpu) {
+        int count = 0;
+        kernels_device_count(&count);
+        if (gpu >= (uint64_t)count)
+            return cli_error(2, "setup: --gpu %llu: no such CUDA device (this machine has %d)", (unsigned long long)gpu,
+                             count);
+    }
 
     char err[4400];
     if (circuit_check_spec(spec, 0, err, sizeof err) < 0)
@@ -95,8 +112,9 @@ int cmd_setup(int argc, char **argv)
         goto done;
     }
     t0 = run_clock_now();
-    if ((rc = groth16_setup(&pk, shape, seed, (unsigned)threads)) < 0) {
-        cli_error(1, "setup: key generation failed: %s", strerror(-rc));
+    if ((rc = groth16_setup_on(&pk, shape, seed, (unsigned)threads, on_gpu ? (int)gpu : -1)) < 0) {
+        cli_error(1, "setup: key generation failed: %s%s%s", strerror(-rc), on_gpu ? ": " : "",
+                  on_gpu ? kernels_last_error() : "");
         goto done;
     }
     double t_setup = run_clock_now() - t0;
@@ -118,8 +136,11 @@ int cmd_setup(int argc, char **argv)
     printf("params    %s: %.1f MiB (h %zu, l %zu, a %zu, b_g1 %zu, b_g2 %zu points)\n", params_path,
            (double)params_file_bytes(pk) / (1 << 20), pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2);
     printf("vk        %s\n", vk_path);
-    printf("time      circuit %.2f s, setup %.2f s on %u threads, write %.2f s\n", t_circuit, t_setup,
-           threads ? (unsigned)threads : parallel_default_threads(), t_write);
+    char on[32] = "";
+    if (on_gpu)
+        snprintf(on, sizeof on, " and GPU %llu", (unsigned long long)gpu);
+    printf("time      circuit %.2f s, setup %.2f s on %u threads%s, write %.2f s\n", t_circuit, t_setup,
+           threads ? (unsigned)threads : parallel_default_threads(), on, t_write);
     status = 0;
 done:
     out_file_abort(&out_params);
