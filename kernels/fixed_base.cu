@@ -5,10 +5,9 @@
  * uploaded once; each thread takes one scalar (fixed_base.cuh: out of
  * Montgomery form, the table point of each nonzero c-bit digit added, XYZZ
  * mixed additions as the CPU does in Jacobian) and writes the sum as a
- * Jacobian point. The
- * host turns those into affine points with its batch inversion. Affine
- * coordinates are unique and the field results canonical, so the points
- * equal the CPU's byte for byte. Scalars go in and points come out chunk
+ * Jacobian point. The host turns those into affine points with its batch
+ * inversion. Affine coordinates are unique and the field results
+ * canonical, so the points equal the CPU's byte for byte. Scalars go in and points come out chunk
  * by chunk, so device memory stays small whatever n is.
  */
 #include <errno.h>

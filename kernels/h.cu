@@ -5,10 +5,11 @@
  * is the constant g^n - 1; a coset inverse NTT gives h's coefficients. Field
  * results are canonical, so the output equals the CPU's bit for bit.
  *
- * A prover worker keeps one workspace (struct kernels_prove_ws): a, b and c on
- * the device, page-locked staging, two streams, all allocated once. Each
- * array's transforms start as soon as it is on the device, while the next
- * one is copied, and h stays on the device for its MSM.
+ * A prover worker keeps one workspace (struct kernels_prove_ws): a, b and c
+ * on the device, room for the witness, page-locked staging, two streams,
+ * all allocated once. Each array's transforms start as soon as it is on
+ * the device, while the next one is copied; h stays on the device for its
+ * MSM, and the witness goes up once for the three MSMs over it.
  */
 #include <errno.h>
 #include <stdint.h>

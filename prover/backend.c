@@ -95,9 +95,9 @@ static double gib(size_t b)
 /* What one lane takes at most: its workspace (H and the witness), the
  * largest of its G1 MSMs' scratch (one G1 workspace grows to it) and its
  * b_g2 MSM's. */
-static int lane_budget(struct backend_device_info *info, const groth16_params_t *pk, size_t n)
+static int lane_budget(struct backend_device_info *info, const groth16_params_t *pk, size_t n, size_t nv)
 {
-    size_t nv = pk->vk.n_ic + pk->n_l, d, p, g1_dev = 0, g1_pin = 0, g2_dev = 0, g2_pin = 0;
+    size_t d, p, g1_dev = 0, g2_dev = 0;
     int rc;
     struct {
         size_t n_scalars, n_bases;
@@ -108,21 +108,19 @@ static int lane_budget(struct backend_device_info *info, const groth16_params_t 
                                             &d, &p)) < 0)
             return rc;
         g1_dev = d > g1_dev ? d : g1_dev;
-        g1_pin = p > g1_pin ? p : g1_pin;
     }
-    if ((rc = kernels_msm_scratch_bytes(KERNELS_CURVE_G2, pk->n_b_g2, pk->n_b_g2, 0, 0, 0, &g2_dev, &g2_pin)) < 0)
+    if ((rc = kernels_msm_scratch_bytes(KERNELS_CURVE_G2, pk->n_b_g2, pk->n_b_g2, 0, 0, 0, &g2_dev, &p)) < 0)
         return rc;
     kernels_prove_ws_bytes(n, nv, &d, &p);
     info->lane_h_bytes = d;
     info->lane_msm_bytes = g1_dev + g2_dev;
     info->lane_bytes = d + g1_dev + g2_dev;
-    info->lane_pinned_bytes = p + g1_pin + g2_pin;
     return 0;
 }
 
 /* Uploads the key to one device and budgets its lanes. */
-static int device_open(struct backend_dev *dv, const groth16_params_t *pk, size_t n, unsigned workers, char *msg,
-                       size_t cap)
+static int device_open(struct backend_dev *dv, const groth16_params_t *pk, size_t n, size_t nv, unsigned workers,
+                       char *msg, size_t cap)
 {
     const void *pts[5] = {pk->h, pk->l, pk->a, pk->b_g1, pk->b_g2};
     const size_t cnt[5] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2};
@@ -147,8 +145,7 @@ static int device_open(struct backend_dev *dv, const groth16_params_t *pk, size_
         snprintf(msg, cap, "GPU %d: %s", device, kernels_last_error());
         return rc;
     }
-    dv->info.free_bytes = free_b;
-    if ((rc = lane_budget(&dv->info, pk, n)) < 0) {
+    if ((rc = lane_budget(&dv->info, pk, n, nv)) < 0) {
         snprintf(msg, cap, "GPU %d: sizing the prover's workspaces failed: %s", device,
                  rc == -EOVERFLOW ? "the circuit is too large for the GPU MSM" : kernels_last_error());
         return rc;
@@ -209,7 +206,7 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
     kernels_set_alloc_hook(track_device_alloc, NULL);
     for (unsigned d = 0; d < be->n_devs; d++) {
         be->devs[d].info.device = cfg->devices[d];
-        if ((rc = device_open(&be->devs[d], pk, n, cfg->workers, msg, cap)) < 0) {
+        if ((rc = device_open(&be->devs[d], pk, n, be->nv, cfg->workers, msg, cap)) < 0) {
             backend_free(be);
             return rc;
         }

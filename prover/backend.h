@@ -51,8 +51,6 @@ struct backend_device_info {
     size_t lane_bytes;       /* device memory one lane takes at most */
     size_t lane_h_bytes;     /* of it: the H workspace */
     size_t lane_msm_bytes;   /* of it: the G1 and G2 MSM workspaces */
-    size_t lane_pinned_bytes; /* page-locked host memory of one lane */
-    size_t free_bytes;       /* free on the device after the key's upload */
 };
 
 /*

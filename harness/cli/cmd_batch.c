@@ -387,6 +387,8 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         return 2;
     if ((o->metrics.listen || o->metrics.file) && o->sample_ms == 0)
         return cli_error(2, "batch: --listen and --metrics-file export the sampler: --sample-ms must be above 0");
+    if (strcmp(o->backend, "cpu") == 0 && (o->n_gpus || o->gpus_all))
+        return cli_error(2, "batch: --gpus needs the GPU backend, and --backend cpu was given");
     o->queue_set = queue_set;
     if (!queue_set)
         pc->gpu_queue = pc->gpu_workers;
@@ -480,6 +482,15 @@ static void batch_metrics_end(const struct batch_opts *o, bool ran)
     char err[4400];
     if (metrics_export_end(o->mx, stop, err, sizeof err) < 0)
         fprintf(stderr, "zkbench: batch: %s\n", err);
+}
+
+/* The batch fell back to the CPU: no devices, and the queue of the CPU's
+ * workers (unless --gpu-queue set it). */
+static void batch_drop_gpus(struct batch_opts *o)
+{
+    o->n_gpus = 0;
+    if (!o->queue_set)
+        o->pc.gpu_queue = o->pc.gpu_workers;
 }
 
 /* "0", "0, 1": the devices of --gpus for the console. */
@@ -749,24 +760,23 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     } else if (strcmp(o.backend, "auto") == 0 && gpus > 0) {
         backend = "gpu";
     }
-    if ((o.n_gpus || o.gpus_all) && strcmp(backend, "gpu") != 0)
-        return cli_error(2, "batch: --gpus needs the GPU backend (%s)",
-                         strcmp(o.backend, "cpu") == 0 ? "--backend cpu was given" : "this machine has no CUDA device");
-    if (o.gpus_all) {
-        o.n_gpus = (unsigned)(gpus < BACKEND_MAX_DEVICES ? gpus : BACKEND_MAX_DEVICES);
+    if (strcmp(backend, "gpu") != 0 && (o.n_gpus || o.gpus_all)) /* auto on a machine without a GPU */
+        return cli_error(2, "batch: --gpus needs the GPU backend: this machine has no CUDA device");
+    if (strcmp(backend, "gpu") == 0) {
+        if (o.gpus_all) {
+            o.n_gpus = (unsigned)(gpus < BACKEND_MAX_DEVICES ? gpus : BACKEND_MAX_DEVICES);
+            for (unsigned i = 0; i < o.n_gpus; i++)
+                o.gpus[i] = (int)i;
+        } else if (o.n_gpus == 0) {
+            o.gpus[o.n_gpus++] = 0;
+        }
         for (unsigned i = 0; i < o.n_gpus; i++)
-            o.gpus[i] = (int)i;
-    } else if (o.n_gpus == 0) {
-        o.gpus[o.n_gpus++] = 0;
+            if (o.gpus[i] >= gpus)
+                return cli_error(2, "batch: --gpus: no CUDA device %d (this machine has %d: 0 to %d)", o.gpus[i],
+                                 gpus, gpus - 1);
+        if (!o.queue_set)
+            o.pc.gpu_queue = o.pc.gpu_workers * o.n_gpus;
     }
-    for (unsigned i = 0; strcmp(backend, "gpu") == 0 && i < o.n_gpus; i++)
-        if (o.gpus[i] >= gpus)
-            return cli_error(2, "batch: --gpus: no CUDA device %d (this machine has %d: 0 to %d)", o.gpus[i], gpus,
-                             gpus - 1);
-    if (strcmp(backend, "gpu") != 0)
-        o.n_gpus = 0;
-    if (!o.queue_set && o.n_gpus > 1)
-        o.pc.gpu_queue = o.pc.gpu_workers * o.n_gpus;
 
     /* before anything large is allocated (the huge arena; see the function) */
     if (o.pc.faults.no_purge && allocator_keep_freed(err, sizeof err) < 0)
@@ -924,12 +934,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         }
         backend = "cpu";
     }
-    if (strcmp(backend, "gpu") != 0 && o.n_gpus) {
-        /* fell back to the CPU: no devices, and the queue of the CPU's workers */
-        o.n_gpus = 0;
-        if (!o.queue_set)
-            o.pc.gpu_queue = o.pc.gpu_workers;
-    }
+    if (strcmp(backend, "gpu") != 0)
+        batch_drop_gpus(&o);
     if (strcmp(backend, "gpu") == 0) {
         double tu = run_clock_now();
         char devs[128], phase[160];
@@ -946,9 +952,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
             }
             fprintf(stderr, "zkbench: batch: %s; using the CPU backend\n", err);
             backend = "cpu";
-            o.n_gpus = 0;
-            if (!o.queue_set)
-                o.pc.gpu_queue = o.pc.gpu_workers;
+            batch_drop_gpus(&o);
         } else {
             struct backend_device_info di;
             backend_device_info(be, 0, &di);

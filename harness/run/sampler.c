@@ -207,23 +207,19 @@ static int tree_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
+/* gpu_used: the listed devices (each into gpu.used[i] too), or every one */
 static void gpu_read(sampler_t *s, sample_t *out)
 {
-    if (s->cfg.n_gpu_devices) {
-        out->gpu.n = s->cfg.n_gpu_devices;
-        for (unsigned i = 0; i < s->cfg.n_gpu_devices; i++) {
-            size_t free_b = 0, total = 0;
-            if (kernels_device_mem(s->cfg.gpu_devices[i], &free_b, &total) == 0)
-                out->gpu.used[i] = total - free_b;
-            out->gpu_used += out->gpu.used[i];
-        }
-        return;
-    }
-    for (int d = 0; d < s->gpus; d++) {
+    unsigned n = s->cfg.n_gpu_devices ? s->cfg.n_gpu_devices : (unsigned)s->gpus;
+    for (unsigned i = 0; i < n; i++) {
         size_t free_b = 0, total = 0;
-        if (kernels_device_mem(d, &free_b, &total) == 0)
-            out->gpu_used += total - free_b;
+        int dev = s->cfg.n_gpu_devices ? s->cfg.gpu_devices[i] : (int)i;
+        uint64_t used = kernels_device_mem(dev, &free_b, &total) == 0 ? total - free_b : 0;
+        if (s->cfg.n_gpu_devices)
+            out->gpu.used[i] = used;
+        out->gpu_used += used;
     }
+    out->gpu.n = s->cfg.n_gpu_devices;
 }
 
 int sampler_read(sampler_t *s, sample_t *out)

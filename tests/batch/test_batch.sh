@@ -98,6 +98,10 @@ expect2 --backend tpu $o
 expect2 --sample-ms 5s $o
 expect2 --inject leak:nothing $o
 expect2 --inject frobnicate $o
+for g in "" x 0,0 1-0 0,,1 -1 "0;1" 0-99; do
+  expect2 --gpus "$g" $o
+done
+expect2 --backend cpu --gpus 0 $o
 expect2 --bogus $o
 expect2 extra-arg $o
 expect2 --params-load bogus $o

@@ -112,6 +112,9 @@ expect 2 setup --circuit $spec --params p.params
 expect 2 setup --circuit nonsense --params q --vk r
 expect 2 setup --circuit porep:constraints=2^40 --params q --vk r
 expect 2 setup --circuit $spec --params /no/such/dir/p --vk r
+expect 2 setup --circuit $spec --params q --vk r --gpu 99
+expect 2 setup --circuit $spec --params q --vk r --gpu x
+[ ! -e q ] && [ ! -e r ] || fail "a refused setup --gpu wrote a file"
 expect 2 prove --circuit $spec --partitions 0 --params p.params --proof x --public y
 expect 2 prove --circuit $spec --partitions two --params p.params --proof x --public y
 expect 2 verify --vk vk.bin --proof proof.bin
