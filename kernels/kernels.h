@@ -302,14 +302,16 @@ int kernels_msm_last_profile(struct kernels_msm_profile *p);
 /* ---- fixed-base multiplication for the setup (fixed_base.cu) ---- */
 
 /*
- * ret_jac[i] (n Jacobian points, g1_jac_t or g2_jac_t, host memory) =
- * scalars[i] G, with prover/setup.c's window table of G: `windows` rows of
- * 2^c - 1 affine points, row w holding d 2^(w c) G for d = 1 .. 2^c - 1
+ * ret_affine[i] (n affine points, g1_affine_t or g2_affine_t, host memory)
+ * = scalars[i] G, with prover/setup.c's window table of G: `windows` rows
+ * of 2^c - 1 affine points, row w holding d 2^(w c) G for d = 1 .. 2^c - 1
  * (windows * c >= 255; c 1 .. 16). Scalars: n Montgomery fr_t in host
- * memory. On the current device, synchronous; the device memory it takes
- * (the table, a chunk of scalars and of points) is freed before it returns.
+ * memory. The points are byte for byte the host's batch_to_affine of its
+ * own multiples. On the current device, synchronous; the memory it takes
+ * (the table, two chunks of scalars and points on the device and their
+ * page-locked staging) is freed before it returns.
  */
-int kernels_fixed_base(void *ret_jac, enum kernels_curve curve,
+int kernels_fixed_base(void *ret_affine, enum kernels_curve curve,
                        const void *table, unsigned windows, unsigned c,
                        const void *scalars, size_t n);
 

@@ -246,10 +246,10 @@ void kernels_host_free(void *p)
     (void)p;
 }
 
-int kernels_fixed_base(void *ret_jac, enum kernels_curve curve, const void *table, unsigned windows, unsigned c,
+int kernels_fixed_base(void *ret_affine, enum kernels_curve curve, const void *table, unsigned windows, unsigned c,
                        const void *scalars, size_t n)
 {
-    if (!ret_jac || !table || (n && !scalars) || (unsigned)curve > KERNELS_CURVE_G2 || c < 1 || c > 16 ||
+    if (!ret_affine || !table || (n && !scalars) || (unsigned)curve > KERNELS_CURVE_G2 || c < 1 || c > 16 ||
         windows == 0 || windows * c < 255 || windows * c > 256 + c)
         return -EINVAL;
     return -ENODEV;

@@ -68,11 +68,21 @@ void groth16_shape_free(groth16_shape_t *shape);
  * -EINVAL (empty system, domain over 2^27), -ENOMEM.
  */
 int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads);
+/* Where a setup's time went, in seconds (groth16_setup_on). */
+typedef struct {
+    double qap;      /* the QAP at tau: the Lagrange basis, the columns of A, B, C */
+    double tables;   /* the fixed-base window tables of G1 and G2 */
+    double scalars;  /* each query point's scalar */
+    double multiply; /* the fixed-base multiplications and the conversion to affine (on a device
+                        with their transfers) */
+} groth16_setup_times_t;
+
 /* The same with the fixed-base multiplications on CUDA device `device`
  * (-1: the CPU, as groth16_setup): the keys are byte for byte the CPU's.
- * -ENODEV without that device (or in a build without CUDA). */
+ * times: NULL, or where the phases' seconds go. -ENODEV without that
+ * device (or in a build without CUDA). */
 int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
-                     int device);
+                     int device, groth16_setup_times_t *times);
 
 /* Does pk fit the circuit (query sizes match its domain and densities)?
  * 0, or -EINVAL with a description in msg (cap bytes). */

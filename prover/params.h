@@ -71,7 +71,8 @@ int params_error_set(params_error_t *err, int rc, const char *fmt, ...) __attrib
 int params_file_map(const uint8_t **data, size_t *size, const char *path, int map_flags, params_error_t *err);
 
 /* Allocates the point arrays (tracked, MEM_KIND_PARAMS) for the given
- * counts, zeroed; the caller fills them. Free with params_free. */
+ * counts, not zeroed: the caller writes every point. Free with
+ * params_free. */
 int params_alloc(groth16_params_t **ret, size_t n_ic, size_t n_h, size_t n_l, size_t n_a,
                  size_t n_b_g1, size_t n_b_g2);
 /* Frees params and every array it owns (heap form) or unmaps them (mapped

@@ -4,14 +4,16 @@
  *
  * The QAP is evaluated at tau through the Lagrange basis of the domain H
  * (size n, generator w): L_i(tau) = (tau^n - 1) / n * w^i / (tau - w^i),
- * with one batch inversion, then accumulated over the columns of A, B, C.
+ * with a batch inversion per span of the domain, then accumulated over the
+ * columns of A, B, C (each thread owning a range of columns).
  * Every query point is a fixed-base multiple of a generator: a table of
  * d * 2^(k*c) * G for each c-bit window k turns one scalar multiplication
  * into ~255/c mixed additions (Brickell, Gordon, McCurley, Wilson, "Fast
  * exponentiation with precomputation", EUROCRYPT 1992, the simple windowed
  * form), on all threads, with batch conversion to affine per chunk. With
- * groth16_setup_on and a device, a GPU runs the multiplications with the
- * same table (kernels_fixed_base) and the CPU the conversion to affine.
+ * groth16_setup_on and a device, a GPU runs the multiplications and the
+ * conversion to affine with the same table (kernels_fixed_base). Every
+ * phase runs on all threads; groth16_setup_times_t says where time went.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -123,6 +125,22 @@ static void fb_build_window(void *ctx, size_t k)
         g->jac_add_mixed(row + d * g->jac_bytes, row + (d - 1) * g->jac_bytes, base_aff);
 }
 
+struct fb_affine_job {
+    const struct fb_group *g;
+    const uint8_t *jac;
+    uint8_t *out;
+    size_t n;
+};
+
+static void fb_affine_chunk(void *ctx, size_t chunk)
+{
+    struct fb_affine_job *job = ctx;
+    size_t begin = chunk * SETUP_CHUNK;
+    size_t end = begin + SETUP_CHUNK < job->n ? begin + SETUP_CHUNK : job->n;
+    job->g->batch_to_affine(job->out + begin * job->g->affine_bytes, job->jac + begin * job->g->jac_bytes,
+                            end - begin);
+}
+
 static int fb_table_init(fb_table_t *t, const struct fb_group *g, size_t scalars, unsigned threads)
 {
     t->g = g;
@@ -140,9 +158,10 @@ static int fb_table_init(fb_table_t *t, const struct fb_group *g, size_t scalars
     }
     struct fb_build_job job = {t, jac};
     parallel_for(t->windows, threads, fb_build_window, &job);
-    int rc = g->batch_to_affine(t->table, jac, entries);
+    struct fb_affine_job aff = {g, jac, t->table, entries};
+    parallel_for((entries + SETUP_CHUNK - 1) / SETUP_CHUNK, threads, fb_affine_chunk, &aff);
     mem_free(jac);
-    return rc;
+    return 0;
 }
 
 static void fb_table_free(fb_table_t *t)
@@ -206,100 +225,208 @@ static int fb_batch(void *out, const fb_table_t *t, const fr_t *scalars, size_t 
     return atomic_load(&job.failed) ? -ENOMEM : 0;
 }
 
-struct fb_affine_job {
-    const struct fb_group *g;
-    const uint8_t *jac;
-    uint8_t *out;
-    size_t n;
-};
-
-static void fb_affine_chunk(void *ctx, size_t chunk)
+/* fb_batch with the multiplications and the conversion to affine on CUDA
+ * device `device` (kernels_fixed_base, the same table). */
+static int fb_batch_device(void *out, const fb_table_t *t, const fr_t *scalars, size_t n, int device)
 {
-    struct fb_affine_job *job = ctx;
-    size_t begin = chunk * SETUP_CHUNK;
-    size_t end = begin + SETUP_CHUNK < job->n ? begin + SETUP_CHUNK : job->n;
-    job->g->batch_to_affine(job->out + begin * job->g->affine_bytes, job->jac + begin * job->g->jac_bytes,
-                            end - begin);
-}
-
-/* fb_batch with the multiplications on CUDA device `device`
- * (kernels_fixed_base, the same table) and the conversion to affine here. */
-static int fb_batch_device(void *out, const fb_table_t *t, const fr_t *scalars, size_t n, unsigned threads,
-                           int device)
-{
-    const struct fb_group *g = t->g;
     if (n == 0)
         return 0;
-    uint8_t *jac = mem_alloc(MEM_KIND_OTHER, -1, -1, n * g->jac_bytes);
-    if (!jac)
-        return -ENOMEM;
     int rc = kernels_set_device(device);
-    if (rc == 0)
-        rc = kernels_fixed_base(jac, g == &FB_G2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1, t->table, t->windows, t->c,
-                                scalars, n);
-    if (rc == 0) {
-        struct fb_affine_job job = {g, jac, out, n};
-        parallel_for((n + SETUP_CHUNK - 1) / SETUP_CHUNK, threads, fb_affine_chunk, &job);
-    }
-    mem_free(jac);
-    return rc;
-}
-
-/* The fixed-base multiplications of a setup: on the CPU (device < 0) or
- * on that CUDA device; the points are the same either way. */
-static int fb_run(void *out, const fb_table_t *t, const fr_t *scalars, size_t n, unsigned threads, int device)
-{
-    return device < 0 ? fb_batch(out, t, scalars, n, threads) : fb_batch_device(out, t, scalars, n, threads, device);
+    return rc < 0 ? rc
+                  : kernels_fixed_base(out, t->g == &FB_G2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1, t->table,
+                                       t->windows, t->c, scalars, n);
 }
 
 /* ---- the QAP at tau -------------------------------------------------------- */
 
-/* Lagrange basis of the domain at tau. */
-static int lagrange_at(fr_t *L, size_t n, const fr_t *tau, const fr_t *omega)
+/* Elements a task of the QAP and scalar loops takes: each span starts from
+ * its own power (fr_pow), so spans run on any thread. */
+#define SETUP_SPAN ((size_t)1 << 14)
+
+static size_t spans(size_t n)
 {
-    fr_t *den = mem_alloc(MEM_KIND_OTHER, -1, -1, n * sizeof(fr_t));
-    if (!den)
-        return -ENOMEM;
-    fr_t wi = FR_ONE;
-    for (size_t i = 0; i < n; i++) {
-        fr_sub(&den[i], tau, &wi);       /* tau - w^i */
-        L[i] = wi;
-        fr_mul(&wi, &wi, omega);
+    return (n + SETUP_SPAN - 1) / SETUP_SPAN;
+}
+
+struct lagrange_job {
+    fr_t *L;
+    size_t n;
+    fr_t tau, omega, zn; /* zn = (tau^n - 1) / n */
+    atomic_int failed;
+};
+
+/* L_i(tau) = zn w^i / (tau - w^i) for the span's i, one batch inversion. */
+static void lagrange_span(void *ctx, size_t k)
+{
+    struct lagrange_job *job = ctx;
+    size_t begin = k * SETUP_SPAN, len = job->n - begin < SETUP_SPAN ? job->n - begin : SETUP_SPAN;
+    fr_t *den = malloc(2 * len * sizeof(fr_t));
+    if (!den) {
+        atomic_store(&job->failed, 1);
+        return;
     }
-    fr_t *inv = mem_alloc(MEM_KIND_OTHER, -1, -1, n * sizeof(fr_t));
-    if (!inv) {
-        mem_free(den);
-        return -ENOMEM;
+    fr_t *inv = den + len, wi;
+    uint64_t e[1] = {begin};
+    fr_pow(&wi, &job->omega, e, 1);
+    for (size_t i = 0; i < len; i++) {
+        fr_sub(&den[i], &job->tau, &wi);
+        job->L[begin + i] = wi;
+        fr_mul(&wi, &wi, &job->omega);
     }
-    fr_batch_inv(inv, den, n);
-    /* (tau^n - 1) / n */
-    fr_t zn, nf;
+    fr_batch_inv(inv, den, len);
+    for (size_t i = 0; i < len; i++) {
+        fr_mul(&job->L[begin + i], &job->L[begin + i], &inv[i]);
+        fr_mul(&job->L[begin + i], &job->L[begin + i], &job->zn);
+    }
+    free(den);
+}
+
+/* Lagrange basis of the domain at tau, on all threads. */
+static int lagrange_at(fr_t *L, size_t n, const fr_t *tau, const fr_t *omega, unsigned threads)
+{
+    struct lagrange_job job = {.L = L, .n = n, .tau = *tau, .omega = *omega};
+    atomic_init(&job.failed, 0);
+    fr_t nf;
     uint64_t e[1] = {n};
-    fr_pow(&zn, tau, e, 1);
-    fr_sub(&zn, &zn, &FR_ONE);
+    fr_pow(&job.zn, tau, e, 1);
+    fr_sub(&job.zn, &job.zn, &FR_ONE);
     fr_from_u64(&nf, n);
     fr_inv(&nf, &nf);
-    fr_mul(&zn, &zn, &nf);
-    for (size_t i = 0; i < n; i++) {
-        fr_mul(&L[i], &L[i], &inv[i]);
-        fr_mul(&L[i], &L[i], &zn);
+    fr_mul(&job.zn, &job.zn, &nf);
+    parallel_for(spans(n), threads, lagrange_span, &job);
+    memset(&job.tau, 0, sizeof job.tau);
+    return atomic_load(&job.failed) ? -ENOMEM : 0;
+}
+
+/* Rows a block of the accumulation covers, and the most column shards a
+ * matrix is cut into (one bit each in a block's mask). */
+#define ACC_BLOCK_ROWS 1024
+#define ACC_MAX_SHARDS 64
+
+struct accumulate_job {
+    fr_t *col[3]; /* at, bt, ct */
+    const r1cs_t *cs;
+    const fr_t *L;
+    uint64_t nv, blocks;
+    size_t shards;      /* per matrix */
+    uint64_t *mask[3];  /* per matrix and row block: the shards its columns fall in */
+};
+
+static size_t acc_shard_of(const struct accumulate_job *job, uint32_t col)
+{
+    return (size_t)((uint64_t)col * job->shards / job->nv);
+}
+
+/* The masks of one row block of every matrix. */
+static void accumulate_mask(void *ctx, size_t b)
+{
+    struct accumulate_job *job = ctx;
+    uint64_t r0 = b * ACC_BLOCK_ROWS, r1 = r0 + ACC_BLOCK_ROWS < job->cs->num_constraints
+                                              ? r0 + ACC_BLOCK_ROWS
+                                              : job->cs->num_constraints;
+    for (int w = 0; w < 3; w++) {
+        const r1cs_matrix_t *m = &job->cs->m[w];
+        uint64_t mask = 0;
+        for (uint64_t k = m->row_ptr[r0]; k < m->row_ptr[r1]; k++)
+            mask |= (uint64_t)1 << acc_shard_of(job, m->col[k]);
+        job->mask[w][b] = mask;
     }
-    mem_free(inv);
-    mem_free(den);
+}
+
+/* One shard of one matrix: every nonzero whose column falls in the
+ * shard's range, at[j] += M[i][j] * L[i]. Shards own disjoint columns, so
+ * they need no lock; a shard reads only the row blocks that touch it
+ * (circuits keep a variable's constraints together), and a coefficient of
+ * one (coeffs[0], most of them) costs an addition only. */
+static void accumulate_shard(void *ctx, size_t task)
+{
+    struct accumulate_job *job = ctx;
+    size_t which = task / job->shards, shard = task % job->shards;
+    const r1cs_matrix_t *m = &job->cs->m[which];
+    const uint64_t *mask = job->mask[which];
+    uint64_t lo = (job->nv * shard + job->shards - 1) / job->shards;
+    uint64_t hi = (job->nv * (shard + 1) + job->shards - 1) / job->shards; /* acc_shard_of's ranges */
+    fr_t *at = job->col[which];
+    for (uint64_t b = 0; b < job->blocks; b++) {
+        if (!((mask[b] >> shard) & 1))
+            continue;
+        uint64_t r1 = (b + 1) * ACC_BLOCK_ROWS < job->cs->num_constraints ? (b + 1) * ACC_BLOCK_ROWS
+                                                                        : job->cs->num_constraints;
+        for (uint64_t i = b * ACC_BLOCK_ROWS; i < r1; i++) {
+            for (uint64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++) {
+                uint32_t j = m->col[k];
+                if (j < lo || j >= hi)
+                    continue;
+                if (m->coeff[k] == 0) {
+                    fr_add(&at[j], &at[j], &job->L[i]);
+                } else {
+                    fr_t t;
+                    fr_mul(&t, &job->cs->coeffs[m->coeff[k]], &job->L[i]);
+                    fr_add(&at[j], &at[j], &t);
+                }
+            }
+        }
+    }
+}
+
+/* at, bt, ct[j] = sum over rows i of A, B, C[i][j] * L[i], on all threads. */
+static int accumulate(fr_t *at, fr_t *bt, fr_t *ct, const r1cs_t *cs, const fr_t *L, unsigned threads)
+{
+    unsigned t = threads ? threads : parallel_default_threads();
+    struct accumulate_job job = {{at, bt, ct}, cs, L, r1cs_num_vars(cs), 0, t < ACC_MAX_SHARDS ? t : ACC_MAX_SHARDS,
+                                 {NULL, NULL, NULL}};
+    job.blocks = (cs->num_constraints + ACC_BLOCK_ROWS - 1) / ACC_BLOCK_ROWS;
+    uint64_t *masks = malloc(3 * (job.blocks ? job.blocks : 1) * sizeof *masks);
+    if (!masks)
+        return -ENOMEM;
+    for (int w = 0; w < 3; w++)
+        job.mask[w] = masks + w * job.blocks;
+    parallel_for(job.blocks, threads, accumulate_mask, &job);
+    parallel_for(3 * job.shards, threads, accumulate_shard, &job);
+    free(masks);
     return 0;
 }
 
-/* at[j] += sum over rows i of M[i][j] * L[i], for one matrix. */
-static void accumulate(fr_t *at, const r1cs_t *cs, enum r1cs_matrix_id which, const fr_t *L)
+/* ---- the scalars of the query points ---------------------------------------- */
+
+struct scalars_job {
+    fr_t *sc;
+    const fr_t *at, *bt, *ct;
+    size_t n;
+    uint32_t num_inputs;
+    fr_t alpha, beta, gamma_inv, delta_inv; /* ic and l */
+    fr_t h0, tau;                           /* h: h0 tau^i */
+};
+
+/* ic and l: (beta A_j + alpha B_j + C_j) / gamma for inputs, / delta else. */
+static void ic_l_span(void *ctx, size_t k)
 {
-    const r1cs_matrix_t *m = &cs->m[which];
-    for (uint64_t i = 0; i < cs->num_constraints; i++) {
-        for (uint64_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++) {
-            fr_t t;
-            fr_mul(&t, &cs->coeffs[m->coeff[k]], &L[i]);
-            fr_add(&at[m->col[k]], &at[m->col[k]], &t);
-        }
+    struct scalars_job *job = ctx;
+    size_t end = (k + 1) * SETUP_SPAN < job->n ? (k + 1) * SETUP_SPAN : job->n;
+    for (size_t j = k * SETUP_SPAN; j < end; j++) {
+        fr_t x, y;
+        fr_mul(&x, &job->beta, &job->at[j]);
+        fr_mul(&y, &job->alpha, &job->bt[j]);
+        fr_add(&x, &x, &y);
+        fr_add(&x, &x, &job->ct[j]);
+        fr_mul(&job->sc[j], &x, j < job->num_inputs ? &job->gamma_inv : &job->delta_inv);
     }
+}
+
+/* h: h0 tau^i, the span starting from its own power of tau. */
+static void h_span(void *ctx, size_t k)
+{
+    struct scalars_job *job = ctx;
+    size_t begin = k * SETUP_SPAN, end = begin + SETUP_SPAN < job->n ? begin + SETUP_SPAN : job->n;
+    fr_t s;
+    uint64_t e[1] = {begin};
+    fr_pow(&s, &job->tau, e, 1);
+    fr_mul(&s, &s, &job->h0);
+    for (size_t i = begin; i < end; i++) {
+        job->sc[i] = s;
+        fr_mul(&s, &s, &job->tau);
+    }
+    memset(&s, 0, sizeof s);
 }
 
 static bool bit_set(const uint64_t *bits, uint64_t j)
@@ -309,11 +436,31 @@ static bool bit_set(const uint64_t *bits, uint64_t j)
 
 int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads)
 {
-    return groth16_setup_on(ret, shape, seed, threads, -1);
+    return groth16_setup_on(ret, shape, seed, threads, -1, NULL);
+}
+
+/* Seconds since *t0 into *slot (added), and *t0 moved to now. */
+static void lap(double *t0, double *slot)
+{
+    double t1 = groth16_now_s();
+    *slot += t1 - *t0;
+    *t0 = t1;
+}
+
+/* The fixed-base multiplications of a setup, on the CPU (device < 0) or
+ * on that CUDA device (the points are the same), their time added to
+ * tm->multiply. */
+static int fb_run(void *out, const fb_table_t *t, const fr_t *scalars, size_t n, unsigned threads, int device,
+                  groth16_setup_times_t *tm)
+{
+    double t0 = groth16_now_s();
+    int rc = device < 0 ? fb_batch(out, t, scalars, n, threads) : fb_batch_device(out, t, scalars, n, device);
+    tm->multiply += groth16_now_s() - t0;
+    return rc;
 }
 
 int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
-                     int device)
+                     int device, groth16_setup_times_t *times)
 {
     const r1cs_t *cs = shape->cs;
     size_t n = shape->n;
@@ -321,6 +468,8 @@ int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint6
     uint64_t n_a = shape->n_a, n_b = shape->n_b;
     uint64_t nv = r1cs_num_vars(cs);
     int rc = -ENOMEM;
+    groth16_setup_times_t tm = {0};
+    double t0 = groth16_now_s();
 
     uint64_t state = seed;
     fr_t tau, alpha, beta, gamma, delta;
@@ -333,6 +482,7 @@ int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint6
     fr_t *L = NULL, *at = NULL, *bt = NULL, *ct = NULL, *sc = NULL;
     groth16_params_t *p = NULL;
     fb_table_t t1 = {0}, t2 = {0};
+    struct scalars_job sj = {0};
 
     /* tau must lie outside H for the Lagrange form (probability ~n/r). */
     {
@@ -352,83 +502,90 @@ int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint6
     sc = mem_alloc(MEM_KIND_OTHER, -1, -1, (n > nv ? n : nv) * sizeof(fr_t));
     if (!L || !at || !bt || !ct || !sc)
         goto done;
-    if ((rc = lagrange_at(L, n, &tau, &shape->domain.root)) < 0)
+    if ((rc = lagrange_at(L, n, &tau, &shape->domain.root, threads)) < 0)
         goto done;
-    accumulate(at, cs, R1CS_A, L);
-    accumulate(bt, cs, R1CS_B, L);
-    accumulate(ct, cs, R1CS_C, L);
+    if ((rc = accumulate(at, bt, ct, cs, L, threads)) < 0)
+        goto done;
     /* input constraints: row m + j has A = input j */
     for (uint32_t j = 0; j < cs->num_inputs; j++)
         fr_add(&at[j], &at[j], &L[cs->num_constraints + j]);
+    lap(&t0, &tm.qap);
     if ((rc = params_alloc(&p, cs->num_inputs, n - 1, cs->num_aux, n_a, n_b, n_b)) < 0)
         goto done;
     size_t g1_scalars = (n - 1) + nv + n_a + n_b;
     if ((rc = fb_table_init(&t1, &FB_G1, g1_scalars, threads)) < 0 ||
         (rc = fb_table_init(&t2, &FB_G2, n_b + 3, threads)) < 0)
         goto done;
+    lap(&t0, &tm.tables);
 
-    fr_t gamma_inv, delta_inv, s;
+    fr_t gamma_inv, delta_inv;
     fr_inv(&gamma_inv, &gamma);
     fr_inv(&delta_inv, &delta);
 
     /* verifying key */
     fr_t vk_sc[3] = {alpha, beta, delta};
     g1_affine_t vk_g1[3];
-    if ((rc = fb_run(vk_g1, &t1, vk_sc, 3, 1, device)) < 0)
+    if ((rc = fb_run(vk_g1, &t1, vk_sc, 3, 1, device, &tm)) < 0)
         goto done;
     p->vk.alpha_g1 = vk_g1[0];
     p->vk.beta_g1 = vk_g1[1];
     p->vk.delta_g1 = vk_g1[2];
     fr_t vk_sc2[3] = {beta, gamma, delta};
     g2_affine_t vk_g2[3];
-    if ((rc = fb_run(vk_g2, &t2, vk_sc2, 3, 1, device)) < 0)
+    if ((rc = fb_run(vk_g2, &t2, vk_sc2, 3, 1, device, &tm)) < 0)
         goto done;
     p->vk.beta_g2 = vk_g2[0];
     p->vk.gamma_g2 = vk_g2[1];
     p->vk.delta_g2 = vk_g2[2];
+    memset(vk_sc, 0, sizeof vk_sc);
+    memset(vk_sc2, 0, sizeof vk_sc2);
 
     /* ic (inputs) and l (aux): (beta A + alpha B + C) / gamma or / delta */
-    for (uint64_t j = 0; j < nv; j++) {
-        fr_t x, y;
-        fr_mul(&x, &beta, &at[j]);
-        fr_mul(&y, &alpha, &bt[j]);
-        fr_add(&x, &x, &y);
-        fr_add(&x, &x, &ct[j]);
-        fr_mul(&sc[j], &x, j < cs->num_inputs ? &gamma_inv : &delta_inv);
-    }
-    if ((rc = fb_run(p->vk.ic, &t1, sc, cs->num_inputs, threads, device)) < 0 ||
-        (rc = fb_run(p->l, &t1, sc + cs->num_inputs, cs->num_aux, threads, device)) < 0)
+    t0 = groth16_now_s();
+    sj = (struct scalars_job){.sc = sc, .at = at, .bt = bt, .ct = ct, .n = nv, .num_inputs = cs->num_inputs,
+                              .alpha = alpha, .beta = beta, .gamma_inv = gamma_inv, .delta_inv = delta_inv};
+    parallel_for(spans(nv), threads, ic_l_span, &sj);
+    lap(&t0, &tm.scalars);
+    if ((rc = fb_run(p->vk.ic, &t1, sc, cs->num_inputs, threads, device, &tm)) < 0 ||
+        (rc = fb_run(p->l, &t1, sc + cs->num_inputs, cs->num_aux, threads, device, &tm)) < 0)
         goto done;
 
     /* h: tau^i (tau^n - 1) / delta, i < n - 1 */
+    t0 = groth16_now_s();
     {
         uint64_t e[1] = {n};
-        fr_pow(&s, &tau, e, 1);
-        fr_sub(&s, &s, &FR_ONE);
-        fr_mul(&s, &s, &delta_inv);
-        for (size_t i = 0; i + 1 < n; i++) {
-            sc[i] = s;
-            fr_mul(&s, &s, &tau);
-        }
-        if ((rc = fb_run(p->h, &t1, sc, n - 1, threads, device)) < 0)
-            goto done;
+        fr_pow(&sj.h0, &tau, e, 1);
+        fr_sub(&sj.h0, &sj.h0, &FR_ONE);
+        fr_mul(&sj.h0, &sj.h0, &delta_inv);
+        sj.tau = tau;
+        sj.n = n - 1;
+        parallel_for(spans(n - 1), threads, h_span, &sj);
     }
+    lap(&t0, &tm.scalars);
+    if ((rc = fb_run(p->h, &t1, sc, n - 1, threads, device, &tm)) < 0)
+        goto done;
 
     /* a, b_g1, b_g2 over the dense columns */
+    t0 = groth16_now_s();
     size_t k = 0;
     for (uint64_t j = 0; j < nv; j++)
         if (bit_set(da, j))
             sc[k++] = at[j];
-    if ((rc = fb_run(p->a, &t1, sc, n_a, threads, device)) < 0)
+    lap(&t0, &tm.scalars);
+    if ((rc = fb_run(p->a, &t1, sc, n_a, threads, device, &tm)) < 0)
         goto done;
+    t0 = groth16_now_s();
     k = 0;
     for (uint64_t j = 0; j < nv; j++)
         if (bit_set(db, j))
             sc[k++] = bt[j];
-    if ((rc = fb_run(p->b_g1, &t1, sc, n_b, threads, device)) < 0 ||
-        (rc = fb_run(p->b_g2, &t2, sc, n_b, threads, device)) < 0)
+    lap(&t0, &tm.scalars);
+    if ((rc = fb_run(p->b_g1, &t1, sc, n_b, threads, device, &tm)) < 0 ||
+        (rc = fb_run(p->b_g2, &t2, sc, n_b, threads, device, &tm)) < 0)
         goto done;
 
+    if (times)
+        *times = tm;
     *ret = p;
     p = NULL;
     rc = 0;
@@ -447,5 +604,6 @@ done:
     memset(&beta, 0, sizeof beta);
     memset(&gamma, 0, sizeof gamma);
     memset(&delta, 0, sizeof delta);
+    memset(&sj, 0, sizeof sj);
     return rc;
 }

@@ -536,10 +536,17 @@ static json_t *json_config(const struct batch_opts *o, const char *backend, cons
 /* How the parameters were loaded (README, "--params-load"). */
 static json_t *json_params(const struct param_cache_info *in)
 {
-    return json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:I, s:f}", "load", params_load_name(in->load), "file",
-                     in->params_path, "map", in->map_path, "generated", in->generated, "map_rebuilt", in->rebuilt,
-                     "map_rebuilt_why", in->why, "mapped_bytes", (json_int_t)in->mapped_bytes, "verify_s",
-                     in->verify_s);
+    json_t *p = json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:I, s:f}", "load", params_load_name(in->load), "file",
+                          in->params_path, "map", in->map_path, "generated", in->generated, "map_rebuilt",
+                          in->rebuilt, "map_rebuilt_why", in->why, "mapped_bytes", (json_int_t)in->mapped_bytes,
+                          "verify_s", in->verify_s);
+    if (p && in->generated) { /* where and how long the keys took: "gpu:N" or "cpu" */
+        json_object_set_new(p, "generated_on",
+                            in->setup_device >= 0 ? json_sprintf("gpu:%d", in->setup_device) : json_string("cpu"));
+        json_object_set_new(p, "setup_s", json_real(in->setup_s));
+        json_object_set_new(p, "setup_note", json_string(in->setup_note));
+    }
+    return p;
 }
 
 /* The sizes behind the bytes of a partition (docs/diagnosis.md, "Bytes
@@ -661,6 +668,7 @@ static int allocator_keep_freed(char *err, size_t errlen)
  * generation or load of a large circuit takes minutes. */
 struct load_job {
     const struct batch_opts *o;
+    int setup_device; /* a generation's fixed-base multiplications: this CUDA device, or -1 the CPU */
     circuit_t *circ;
     groth16_shape_t *shape;
     groth16_params_t *pk;
@@ -713,8 +721,8 @@ static void *load_main(void *arg)
          * read-only from a layout cache, or decoded onto the heap */
         rc = o->params ? param_cache_open_file(&j->pk, o->params, j->shape, o->params_load, o->pc.threads, j->pinfo,
                                                err, sizeof err)
-                       : param_cache_open(&j->pk, j->circ, j->shape, o->params_load, o->pc.threads, j->pinfo, err,
-                                          sizeof err);
+                       : param_cache_open(&j->pk, j->circ, j->shape, o->params_load, o->pc.threads, j->setup_device,
+                                          j->pinfo, err, sizeof err);
         if (rc < 0) {
             j->status = rc == -ENOMEM ? 1 : o->params || rc == -EINVAL ? 2 : 1;
             snprintf(j->msg, sizeof j->msg, "%s", err);
@@ -809,6 +817,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     memset(&job, 0, sizeof job);
     job.o = &o;
     job.pinfo = &pinfo;
+    /* parameters generated for a GPU run are generated on its first GPU */
+    job.setup_device = strcmp(backend, "gpu") == 0 ? o.gpus[0] : -1;
     atomic_init(&job.done, false);
     struct pipeline_result res;
     memset(&res, 0, sizeof res);

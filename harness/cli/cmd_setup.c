@@ -112,7 +112,8 @@ int cmd_setup(int argc, char **argv)
         goto done;
     }
     t0 = run_clock_now();
-    if ((rc = groth16_setup_on(&pk, shape, seed, (unsigned)threads, on_gpu ? (int)gpu : -1)) < 0) {
+    groth16_setup_times_t st;
+    if ((rc = groth16_setup_on(&pk, shape, seed, (unsigned)threads, on_gpu ? (int)gpu : -1, &st)) < 0) {
         cli_error(1, "setup: key generation failed: %s%s%s", strerror(-rc), on_gpu ? ": " : "",
                   on_gpu ? kernels_last_error() : "");
         goto done;
@@ -141,6 +142,8 @@ int cmd_setup(int argc, char **argv)
         snprintf(on, sizeof on, " and GPU %llu", (unsigned long long)gpu);
     printf("time      circuit %.2f s, setup %.2f s on %u threads%s, write %.2f s\n", t_circuit, t_setup,
            threads ? (unsigned)threads : parallel_default_threads(), on, t_write);
+    printf("setup     qap %.2f s, tables %.2f s, scalars %.2f s, multiply %.2f s\n", st.qap, st.tables,
+           st.scalars, st.multiply);
     status = 0;
 done:
     out_file_abort(&out_params);

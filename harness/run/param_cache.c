@@ -2,6 +2,7 @@
 #include "harness/run/out_file.h"
 #include "harness/run/param_cache.h"
 
+#include "kernels/kernels.h"
 #include "prover/checksum.h"
 
 #include <errno.h>
@@ -179,10 +180,21 @@ static bool sum_matches(const char *params_path, unsigned threads)
  * mode also writes the layout cache from the key just made, so it is not
  * read back and re-validated. */
 static int generate(struct param_cache_info *info, const circuit_t *circ, const groth16_shape_t *shape,
-                    unsigned threads, char *err, size_t err_cap)
+                    unsigned threads, int device, char *err, size_t err_cap)
 {
     groth16_params_t *pk;
-    int rc = groth16_setup(&pk, shape, /* seed= */ 1, threads);
+    double t0 = groth16_now_s();
+    int rc = groth16_setup_on(&pk, shape, /* seed= */ 1, threads, device, NULL);
+    if (rc < 0 && rc != -ENOMEM && device >= 0) {
+        /* the device could not (its memory taken, a driver error): the CPU makes the same keys */
+        snprintf(info->setup_note, sizeof info->setup_note, "the setup on GPU %d failed (%s: %.300s), so the CPU made the keys",
+                 device, strerror(-rc), kernels_last_error());
+        device = -1;
+        t0 = groth16_now_s();
+        rc = groth16_setup_on(&pk, shape, /* seed= */ 1, threads, -1, NULL);
+    }
+    info->setup_device = device;
+    info->setup_s = groth16_now_s() - t0;
     if (rc < 0) {
         snprintf(err, err_cap, "generating parameters for %s failed: %s", circ->spec, strerror(-rc));
         return rc;
@@ -214,12 +226,13 @@ static int generate(struct param_cache_info *info, const circuit_t *circ, const 
 }
 
 int param_cache_open(groth16_params_t **ret, const circuit_t *circ, const groth16_shape_t *shape,
-                     enum params_load load, unsigned threads, struct param_cache_info *info,
+                     enum params_load load, unsigned threads, int setup_device, struct param_cache_info *info,
                      char *err, size_t err_cap)
 {
     struct param_cache_info local;
     struct param_cache_info *in = info ? info : &local;
     memset(in, 0, sizeof *in);
+    in->setup_device = -1;
     in->load = load;
     char dir[4096], name[512];
     int rc = param_cache_dir(dir, sizeof dir, err, err_cap);
@@ -232,7 +245,7 @@ int param_cache_open(groth16_params_t **ret, const circuit_t *circ, const groth1
     if (load == PARAMS_LOAD_MMAP &&
         (size_t)snprintf(in->map_path, sizeof in->map_path, "%s.map", in->params_path) >= sizeof in->map_path)
         return too_long(err, err_cap);
-    if (access(in->params_path, R_OK) != 0 && (rc = generate(in, circ, shape, threads, err, err_cap)) < 0)
+    if (access(in->params_path, R_OK) != 0 && (rc = generate(in, circ, shape, threads, setup_device, err, err_cap)) < 0)
         return rc;
 
     groth16_params_t *pk = NULL;
@@ -297,6 +310,7 @@ int param_cache_open_file(groth16_params_t **ret, const char *path, const groth1
     struct param_cache_info local;
     struct param_cache_info *in = info ? info : &local;
     memset(in, 0, sizeof *in);
+    in->setup_device = -1;
     in->load = load;
     if ((size_t)snprintf(in->params_path, sizeof in->params_path, "%s", path) >= sizeof in->params_path)
         return too_long(err, err_cap);
@@ -322,13 +336,19 @@ int param_cache_open_file(groth16_params_t **ret, const char *path, const groth1
 
 void param_cache_describe(char *out, size_t cap, const struct param_cache_info *info)
 {
+    char gen[640] = "";
+    if (info->generated && info->setup_device >= 0)
+        snprintf(gen, sizeof gen, "generated on GPU %d in %.1f s", info->setup_device, info->setup_s);
+    else if (info->generated)
+        snprintf(gen, sizeof gen, "generated in %.1f s%s%s", info->setup_s, info->setup_note[0] ? ": " : "",
+                 info->setup_note);
+    const char *sep = gen[0] ? ", " : "";
     if (info->load != PARAMS_LOAD_MMAP) {
-        snprintf(out, cap, "%s (heap%s)", info->params_path, info->generated ? ", generated" : "");
+        snprintf(out, cap, "%s (heap%s%s)", info->params_path, sep, gen);
         return;
     }
-    int n = snprintf(out, cap, "%s (%smapped %.1f MiB from %s, checksum verified in %.2f s", info->params_path,
-                     info->generated ? "generated, " : "", (double)info->mapped_bytes / (1 << 20),
-                     info->map_path, info->verify_s);
+    int n = snprintf(out, cap, "%s (%s%smapped %.1f MiB from %s, checksum verified in %.2f s", info->params_path, gen,
+                     sep, (double)info->mapped_bytes / (1 << 20), info->map_path, info->verify_s);
     if (n < 0 || (size_t)n >= cap)
         return;
     if (info->rebuilt && !info->generated)
@@ -346,7 +366,7 @@ int param_cache_load(groth16_params_t **ret, const circuit_t *circ, const groth1
         snprintf(err, err_cap, "out of memory");
         return -ENOMEM;
     }
-    int rc = param_cache_open(ret, circ, shape, PARAMS_LOAD_HEAP, threads, info, err, err_cap);
+    int rc = param_cache_open(ret, circ, shape, PARAMS_LOAD_HEAP, threads, -1, info, err, err_cap);
     if (rc == 0) {
         *generated = info->generated;
         snprintf(path_out, path_cap, "%s", info->params_path);

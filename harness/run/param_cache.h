@@ -44,11 +44,16 @@ struct param_cache_info {
     char why[256];          /* why it was rebuilt: the defect found in the old one */
     uint64_t mapped_bytes;  /* params_mapped_bytes(): 0 in heap mode */
     double verify_s;        /* mmap: seconds spent mapping and checksumming the cache */
+    int setup_device;       /* generated: the CUDA device of its fixed-base multiplications, -1 the CPU */
+    double setup_s;         /* generated: seconds of key generation (groth16_setup_on) */
+    char setup_note[512];   /* generated: why a GPU setup fell back to the CPU; "" when it did not */
 };
 
 /*
  * The circuit's parameters from the cache in the given mode: NAME.params
- * is generated (all threads) and written when missing; then heap mode reads
+ * is generated (all threads, and with the fixed-base multiplications on
+ * CUDA device setup_device unless it is -1; a failure there falls back to
+ * the CPU, as info->setup_note says) and written when missing; then heap mode reads
  * it (cached files were validated when written, so without the per-point
  * subgroup check), and mmap mode maps NAME.params.map, rebuilding it from
  * NAME.params with the full check when it is missing or invalid (written
@@ -59,7 +64,7 @@ struct param_cache_info {
  * mode does not fall back to the heap).
  */
 int param_cache_open(groth16_params_t **ret, const circuit_t *circ, const groth16_shape_t *shape,
-                     enum params_load load, unsigned threads, struct param_cache_info *info,
+                     enum params_load load, unsigned threads, int setup_device, struct param_cache_info *info,
                      char *err, size_t err_cap);
 
 /*

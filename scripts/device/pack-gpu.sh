@@ -12,7 +12,7 @@ b=${1:-build}
 d=.device/gpu
 mkdir -p "$d"
 cp "$b/harness/zkbench" "$d/"
-for t in test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_groth16 bench_gpu_prover; do
+for t in test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_groth16 test_gpu_setup bench_gpu_prover; do
   cp "$b/tests/gpu/$t" "$d/"
 done
 cp -L /usr/lib/x86_64-linux-gnu/libgmp.so.10 "$d/"

@@ -3,7 +3,9 @@
  * one scalar) run on the host, where field.cuh emulates its PTX, against
  * the prover's own scalar multiplication (g1_jac_mul_fr, g2_jac_mul_fr):
  * G1 and G2, window tables of 8 and 12 bits built as prover/setup.c builds
- * them, on edge scalars (0, 1, 2, r - 1, 2^k) and random ones. Also the
+ * them, on edge scalars (0, 1, 2, r - 1, 2^k) and random ones; the
+ * conversion of those points to affine in groups with one inversion
+ * (fixed_base_to_affine, Fermat inversion in Fp and Fp2). Also the
  * digit of every window width 1 .. 16 against the 64-bit-limb reading of
  * setup.c's fb_mul. Needs nvcc, no GPU.
  */
@@ -87,6 +89,8 @@ static void test_digits(const std::vector<fr_t> &scalars)
         G##_jac_t gen;                                                                                         \
         G##_jac_from_affine(&gen, &GEN);                                                             \
         unsigned same = 0;                                                                                     \
+        std::vector<dev_jac_t<F>> dev_jac;                                                                     \
+        std::vector<G##_affine_t> want_all;                                                                    \
         for (const fr_t &k : scalars) {                                                                        \
             dev_jac_t<F> d;                                                                                    \
             G##_jac_t got, want;                                                                               \
@@ -98,8 +102,19 @@ static void test_digits(const std::vector<fr_t> &scalars)
             G##_batch_to_affine(&want_aff, &want, 1);                                                          \
             if (CHECK(memcmp(&got_aff, &want_aff, sizeof got_aff) == 0))                                       \
                 same++;                                                                                        \
+            dev_jac.push_back(d);                                                                              \
+            want_all.push_back(want_aff);                                                                      \
         }                                                                                                      \
         printf(#G ", %u-bit windows: %u of %zu points equal k G\n", c, same, scalars.size());                  \
+        /* the device's conversion to affine, in groups of several sizes (the last group short), against     \
+         * the prover's k G made affine one by one; scalar 0 gives the infinity inside a group */            \
+        for (size_t group : {(size_t)1, (size_t)5, (size_t)16, dev_jac.size()}) {                              \
+            std::vector<dev_affine_t<F>> aff(dev_jac.size());                                                  \
+            for (size_t b = 0; b < dev_jac.size(); b += group)                                                 \
+                fixed_base_to_affine(&aff[b], &dev_jac[b], dev_jac.size() - b < group ? dev_jac.size() - b : group); \
+            if (!CHECK(memcmp(aff.data(), want_all.data(), aff.size() * sizeof aff[0]) == 0))                  \
+                fprintf(stderr, #G ": the conversion to affine in groups of %zu differs from k G\n", group);   \
+        }                                                                                                      \
     }
 GROUP_TEST(g1, dev_fp_t, G1_GENERATOR)
 GROUP_TEST(g2, dev_fp2_t, G2_GENERATOR)

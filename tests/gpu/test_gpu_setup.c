@@ -72,10 +72,10 @@ static void test_size(unsigned log_c, bool timed)
     uint64_t seed = test_rand_u64();
     CHECK(groth16_shape_new(&shape, circ->r1cs) == 0);
     double t0 = now_s();
-    CHECK(groth16_setup_on(&cpu, shape, seed, 0, -1) == 0);
+    CHECK(groth16_setup_on(&cpu, shape, seed, 0, -1, NULL) == 0);
     double t_cpu = now_s() - t0;
     t0 = now_s();
-    int rc = groth16_setup_on(&gpu, shape, seed, 0, 0);
+    int rc = groth16_setup_on(&gpu, shape, seed, 0, 0, NULL);
     double t_gpu = now_s() - t0;
     if (!CHECK(rc == 0)) {
         fprintf(stderr, "%s: GPU setup failed: %d (%s)\n", spec, rc, kernels_last_error());

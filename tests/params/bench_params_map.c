@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     }
     struct param_cache_info *info = calloc(1, sizeof *info);
     groth16_params_t *pk = NULL;
-    if (!info || param_cache_open(&pk, circ, shape, PARAMS_LOAD_MMAP, all, info, err, sizeof err) < 0) {
+    if (!info || param_cache_open(&pk, circ, shape, PARAMS_LOAD_MMAP, all, -1, info, err, sizeof err) < 0) {
         fprintf(stderr, "bench_params_map: %s\n", err);
         return 1;
     }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "harness/run/param_cache.h"
+#include "kernels/kernels.h"
 #include "prover/checksum.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
@@ -711,7 +712,7 @@ static void test_param_cache(struct fixture *f)
 
     /* heap: generated on first use, tracked buffers, nothing mapped */
     groth16_params_t *heap = NULL, *mapped = NULL, *pk = NULL;
-    CHECK(param_cache_open(&heap, f->circ, f->shape, PARAMS_LOAD_HEAP, 2, info, err, sizeof err) == 0);
+    CHECK(param_cache_open(&heap, f->circ, f->shape, PARAMS_LOAD_HEAP, 2, -1, info, err, sizeof err) == 0);
     CHECK(heap && info->generated && !info->rebuilt && info->map_path[0] == 0 && info->mapped_bytes == 0);
     CHECK(heap->map == NULL && params_mapped_bytes(heap) == 0);
     CHECK(mem_live_bytes(MEM_KIND_PARAMS) == live + heap_bytes(heap));
@@ -719,8 +720,11 @@ static void test_param_cache(struct fixture *f)
     char map[PATH_MAX + 8];
     snprintf(map, sizeof map, "%s.map", info->params_path);
     CHECK(!file_exists(map));
+    /* generated on the CPU (setup_device -1), timed, no fallback note; the line says so */
+    CHECK(info->setup_device == -1 && info->setup_s > 0 && info->setup_note[0] == 0);
     param_cache_describe(line, sizeof line, info);
-    CHECK(strstr(line, "heap") && strstr(line, info->params_path));
+    CHECK(strstr(line, "heap") && strstr(line, info->params_path) && strstr(line, ", generated in ") &&
+          !strstr(line, "GPU"));
     /* the former interface is the heap mode */
     bool generated = true;
     char path[4096];
@@ -730,7 +734,7 @@ static void test_param_cache(struct fixture *f)
     pk = NULL;
 
     /* mmap: the layout cache beside the .params file, no tracked bytes */
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) == 0);
+    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
     CHECK(mapped && mapped->map && !info2->generated && info2->rebuilt && strstr(info2->why, "cannot open"));
     CHECK(strcmp(info2->map_path, map) == 0 && file_exists(map));
     CHECK(info2->mapped_bytes == file_size(map) && params_mapped_bytes(mapped) == file_size(map));
@@ -740,7 +744,7 @@ static void test_param_cache(struct fixture *f)
     CHECK(strstr(line, "mapped") && strstr(line, map) && strstr(line, "rebuilt"));
     params_free(mapped);
     mapped = NULL;
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) == 0);
+    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
     CHECK(!info2->rebuilt && mapped && keys_equal(mapped, heap));
     param_cache_describe(line, sizeof line, info2);
     CHECK(!strstr(line, "rebuilt"));
@@ -748,13 +752,13 @@ static void test_param_cache(struct fixture *f)
     mapped = NULL;
     /* a corrupted map is rebuilt */
     flip_byte(map, file_size(map) - 1 - test_rand_below(1000), 0x80);
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) == 0);
+    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
     CHECK(info2->rebuilt && strstr(info2->why, "checksum") && mapped && keys_equal(mapped, heap));
     params_free(mapped);
     mapped = NULL;
     /* a map that cannot be written: a folder where it should go */
     CHECK(unlink(map) == 0 && mkdir(map, 0755) == 0);
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) < 0);
+    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) < 0);
     CHECK(mapped == NULL && strstr(err, map));
     CHECK(rmdir(map) == 0);
 
@@ -762,15 +766,34 @@ static void test_param_cache(struct fixture *f)
     char cache2[PATH_MAX];
     path_in(cache2, sizeof cache2, "cache2");
     CHECK(setenv("ZKBENCH_PARAMS_DIR", cache2, 1) == 0);
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) == 0);
+    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
     CHECK(info2->generated && info2->rebuilt && mapped && mapped->map && keys_equal(mapped, heap));
     CHECK(strstr(info2->map_path, cache2) == info2->map_path);
     params_free(mapped);
     mapped = NULL;
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) == 0);
+    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
     CHECK(!info2->generated && !info2->rebuilt);
     params_free(mapped);
     mapped = NULL;
+
+    /* generated for a GPU run (setup device 0): on the GPU where there is
+     * one, else by the CPU with the reason; the same keys either way */
+    char cache3[PATH_MAX];
+    path_in(cache3, sizeof cache3, "cache3");
+    CHECK(setenv("ZKBENCH_PARAMS_DIR", cache3, 1) == 0);
+    int devices = 0;
+    kernels_device_count(&devices);
+    CHECK(param_cache_open(&pk, f->circ, f->shape, PARAMS_LOAD_HEAP, 2, 0, info, err, sizeof err) == 0);
+    CHECK(pk && info->generated && keys_equal(pk, heap) && info->setup_s > 0);
+    param_cache_describe(line, sizeof line, info);
+    if (devices > 0)
+        CHECK(info->setup_device == 0 && info->setup_note[0] == 0 && strstr(line, "generated on GPU 0 in "));
+    else
+        CHECK(info->setup_device == -1 && strstr(info->setup_note, "the setup on GPU 0 failed") &&
+              strstr(line, "so the CPU made the keys"));
+    params_free(pk);
+    pk = NULL;
+    CHECK(setenv("ZKBENCH_PARAMS_DIR", cache2, 1) == 0);
 
     /* an explicit file: heap validates and decodes it, mmap keeps its map
      * in CACHE/mapped/ */
