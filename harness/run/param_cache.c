@@ -187,8 +187,8 @@ static int generate(struct param_cache_info *info, const circuit_t *circ, const 
     int rc = groth16_setup_on(&pk, shape, /* seed= */ 1, threads, device, NULL);
     if (rc < 0 && rc != -ENOMEM && device >= 0) {
         /* the device could not (its memory taken, a driver error): the CPU makes the same keys */
-        snprintf(info->setup_note, sizeof info->setup_note, "the setup on GPU %d failed (%s: %.300s), so the CPU made the keys",
-                 device, strerror(-rc), kernels_last_error());
+        snprintf(info->setup_note, sizeof info->setup_note, "the setup on GPU %d failed: %s: %.300s", device,
+                 strerror(-rc), kernels_last_error());
         device = -1;
         t0 = groth16_now_s();
         rc = groth16_setup_on(&pk, shape, /* seed= */ 1, threads, -1, NULL);
@@ -338,10 +338,10 @@ void param_cache_describe(char *out, size_t cap, const struct param_cache_info *
 {
     char gen[640] = "";
     if (info->generated && info->setup_device >= 0)
-        snprintf(gen, sizeof gen, "generated on GPU %d in %.1f s", info->setup_device, info->setup_s);
+        snprintf(gen, sizeof gen, "keys made on GPU %d in %.1f s", info->setup_device, info->setup_s);
     else if (info->generated)
-        snprintf(gen, sizeof gen, "generated in %.1f s%s%s", info->setup_s, info->setup_note[0] ? ": " : "",
-                 info->setup_note);
+        snprintf(gen, sizeof gen, "keys made on the CPU in %.1f s%s%s", info->setup_s,
+                 info->setup_note[0] ? ", as " : "", info->setup_note);
     const char *sep = gen[0] ? ", " : "";
     if (info->load != PARAMS_LOAD_MMAP) {
         snprintf(out, cap, "%s (heap%s%s)", info->params_path, sep, gen);

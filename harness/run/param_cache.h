@@ -46,7 +46,8 @@ struct param_cache_info {
     double verify_s;        /* mmap: seconds spent mapping and checksumming the cache */
     int setup_device;       /* generated: the CUDA device of its fixed-base multiplications, -1 the CPU */
     double setup_s;         /* generated: seconds of key generation (groth16_setup_on) */
-    char setup_note[512];   /* generated: why a GPU setup fell back to the CPU; "" when it did not */
+    char setup_note[512];   /* generated: why a GPU setup fell back to the CPU ("the setup on GPU N
+                               failed: ..."); "" when it did not */
 };
 
 /*
@@ -85,8 +86,9 @@ int param_cache_open_file(groth16_params_t **ret, const char *path, const groth1
 int param_cache_map_path(char *out, size_t cap, const char *path, char *err, size_t err_cap);
 
 /* One line for the CLI: "PATH (mapped 12.3 MiB from MAP, checksum verified
- * in 0.01 s)", "PATH (heap)", with the rebuild and its reason when there
- * was one. */
+ * in 0.01 s)", "PATH (heap)", with where and how fast the keys were made
+ * when they were ("keys made on GPU 0 in 6.2 s"), and the rebuild and its
+ * reason when there was one. */
 void param_cache_describe(char *out, size_t cap, const struct param_cache_info *info);
 
 /* Where param_cache_open keeps circ's parameters (CACHE/NAME.params; the

@@ -723,7 +723,7 @@ static void test_param_cache(struct fixture *f)
     /* generated on the CPU (setup_device -1), timed, no fallback note; the line says so */
     CHECK(info->setup_device == -1 && info->setup_s > 0 && info->setup_note[0] == 0);
     param_cache_describe(line, sizeof line, info);
-    CHECK(strstr(line, "heap") && strstr(line, info->params_path) && strstr(line, ", generated in ") &&
+    CHECK(strstr(line, "heap") && strstr(line, info->params_path) && strstr(line, ", keys made on the CPU in ") &&
           !strstr(line, "GPU"));
     /* the former interface is the heap mode */
     bool generated = true;
@@ -787,10 +787,10 @@ static void test_param_cache(struct fixture *f)
     CHECK(pk && info->generated && keys_equal(pk, heap) && info->setup_s > 0);
     param_cache_describe(line, sizeof line, info);
     if (devices > 0)
-        CHECK(info->setup_device == 0 && info->setup_note[0] == 0 && strstr(line, "generated on GPU 0 in "));
+        CHECK(info->setup_device == 0 && info->setup_note[0] == 0 && strstr(line, "keys made on GPU 0 in "));
     else
-        CHECK(info->setup_device == -1 && strstr(info->setup_note, "the setup on GPU 0 failed") &&
-              strstr(line, "so the CPU made the keys"));
+        CHECK(info->setup_device == -1 && strstr(info->setup_note, "the setup on GPU 0 failed: ") &&
+              strstr(line, "keys made on the CPU in ") && strstr(line, ", as the setup on GPU 0 failed: "));
     params_free(pk);
     pk = NULL;
     CHECK(setenv("ZKBENCH_PARAMS_DIR", cache2, 1) == 0);
