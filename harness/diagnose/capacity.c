@@ -183,6 +183,42 @@ static int cmp_event(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
+/* The most partitions finishing at once (between the end of their prove
+ * stage and the end of their finish), from the stage rows: exact, where
+ * the samples' n_finish misses a finish shorter than their interval.
+ * An end and a start at the same time do not overlap. */
+static int finishing_overlap(int *ret, const struct stage_times *st, size_t ns)
+{
+    struct event *ev = malloc((2 * ns + 1) * sizeof *ev);
+    if (!ev)
+        return -ENOMEM;
+    size_t ne = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (isfinite(st[i].prove1) && isfinite(st[i].finish1) && st[i].finish1 > st[i].prove1) {
+            ev[ne++] = (struct event){st[i].prove1, 1};
+            ev[ne++] = (struct event){st[i].finish1, -1};
+        }
+    qsort(ev, ne, sizeof *ev, cmp_event);
+    int live = 0, most = 0;
+    for (size_t i = 0; i < ne; i++) {
+        /* at equal times the ends first */
+        size_t j = i;
+        while (j < ne && ev[j].t == ev[i].t)
+            j++;
+        for (size_t k = i; k < j; k++)
+            if (ev[k].delta < 0)
+                live--;
+        for (size_t k = i; k < j; k++)
+            if (ev[k].delta > 0)
+                live++;
+        most = live > most ? live : most;
+        i = j - 1;
+    }
+    free(ev);
+    *ret = most;
+    return 0;
+}
+
 /* Bytes of partition-tagged buffers live at each sample time (t sorted). */
 static int tagged_live(double *out, const double *t, size_t n, const struct buf *b, size_t nb)
 {
@@ -408,11 +444,16 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
         return rc;
     }
     measure_states(m, b, nb, st, ns);
+    int finishing = 0;
     rc = fit_untracked(m, samples, b, nb);
+    if (rc == 0)
+        rc = finishing_overlap(&finishing, st, ns);
     free(b);
     free(st);
     if (rc < 0)
         return rc;
+    if (finishing > m->finishing)
+        m->finishing = finishing;
 
     char b1[32], b2[32];
     if (m->partitions_measured == 0) {

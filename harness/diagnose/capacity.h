@@ -10,7 +10,7 @@
  * partition's stage intervals (stages.csv): the largest over partitions.
  * N_s(pw) is the occupancy at the peak that the pipeline's bounds allow: pw
  * synthesis slots, the prover queue's depth, the prover workers, the
- * finishing partitions seen, and no more partitions than the proofs in
+ * most partitions finishing at once, and no more partitions than the proofs in
  * flight hold. k is what RSS holds beyond the tracked partition bytes
  * (allocator overhead, freed pages not yet returned, untracked scratch), as
  * a share of them: the residual RSS - B - (partition bytes live) over the
@@ -45,7 +45,7 @@ const char *capacity_state_name(enum capacity_state s);
 typedef struct {
     /* pipeline bounds, from run.json's config */
     int pw, gpu_queue, gpu_workers, concurrency, partitions;
-    int finishing;                         /* most partitions seen finishing at once */
+    int finishing;                         /* most partitions finishing at once (stage rows, samples) */
     /* exact per-partition bytes by state (tracked, host) */
     double state_bytes[CAPACITY_NSTATES];
     size_t partitions_measured;
