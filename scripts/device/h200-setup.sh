@@ -6,7 +6,8 @@
 # both were made, then (BATCH_SIZE) a GPU batch whose parameters the empty
 # cache generates on the GPU. Runs from the repository root over binaries carried in
 # .device/gpu (scripts/device/pack-gpu.sh); everything goes under
-# $OUT/$TAG (default setup), with a table in $OUT/$TAG/setup.md.
+# $OUT/$TAG (default setup), with a table in $OUT/$TAG/setup.md, packed
+# into $OUT/$TAG.tar.gz (the device tool returns only so many files).
 #   OUT=... TAG=setup SIZES="20 22 24" CPU_SIZES="22 24" THREADS=16 BATCH_SIZE=2^22 \
 #     bash scripts/device/h200-setup.sh
 set -uo pipefail
@@ -23,6 +24,8 @@ F=${FILES_DIR:-/tmp/zksetup}
 mkdir -p "$R" "$F"
 t0=$SECONDS
 step() { echo "== $* (at $((SECONDS - t0)) s)" | tee -a "$R/steps.txt"; }
+pack() { tar czf "$OUT/$TAG.tar.gz" -C "$OUT" "$TAG"; }
+trap pack EXIT
 
 step machine
 { date -u '+%Y-%m-%d %H:%M UTC'; cat "$D/COMMIT"; "$Z" version
