@@ -71,7 +71,7 @@ int groth16_setup(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t
 /* Where a setup's time went, in seconds (groth16_setup_on). */
 typedef struct {
     double qap;      /* the QAP at tau: the Lagrange basis, the columns of A, B, C */
-    double tables;   /* the fixed-base window tables of G1 and G2 */
+    double tables;   /* the fixed-base window tables of G1 and G2, and the key's arrays allocated */
     double scalars;  /* each query point's scalar */
     double multiply; /* the fixed-base multiplications and the conversion to affine (on a device
                         with their transfers) */

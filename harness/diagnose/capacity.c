@@ -183,6 +183,14 @@ static int cmp_event(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
+/* By time, and at equal times the ends (negative deltas) first. */
+static int cmp_event_ends_first(const void *a, const void *b)
+{
+    const struct event *x = a, *y = b;
+    int by_t = cmp_event(a, b);
+    return by_t ? by_t : (x->delta > y->delta) - (x->delta < y->delta);
+}
+
 /* The most partitions finishing at once (between the end of their prove
  * stage and the end of their finish), from the stage rows: exact, where
  * the samples' n_finish misses a finish shorter than their interval.
@@ -198,21 +206,11 @@ static int finishing_overlap(int *ret, const struct stage_times *st, size_t ns)
             ev[ne++] = (struct event){st[i].prove1, 1};
             ev[ne++] = (struct event){st[i].finish1, -1};
         }
-    qsort(ev, ne, sizeof *ev, cmp_event);
+    qsort(ev, ne, sizeof *ev, cmp_event_ends_first);
     int live = 0, most = 0;
     for (size_t i = 0; i < ne; i++) {
-        /* at equal times the ends first */
-        size_t j = i;
-        while (j < ne && ev[j].t == ev[i].t)
-            j++;
-        for (size_t k = i; k < j; k++)
-            if (ev[k].delta < 0)
-                live--;
-        for (size_t k = i; k < j; k++)
-            if (ev[k].delta > 0)
-                live++;
+        live += ev[i].delta > 0 ? 1 : -1;
         most = live > most ? live : most;
-        i = j - 1;
     }
     free(ev);
     *ret = most;

@@ -185,8 +185,9 @@ static int generate(struct param_cache_info *info, const circuit_t *circ, const 
     groth16_params_t *pk;
     double t0 = groth16_now_s();
     int rc = groth16_setup_on(&pk, shape, /* seed= */ 1, threads, device, NULL);
-    if (rc < 0 && rc != -ENOMEM && device >= 0) {
-        /* the device could not (its memory taken, a driver error): the CPU makes the same keys */
+    if (rc < 0 && device >= 0) {
+        /* the device could not (its memory taken, a driver error): the CPU makes the same keys
+         * (device memory runs out as -ENOMEM too; a host that is out fails again below) */
         snprintf(info->setup_note, sizeof info->setup_note, "the setup on GPU %d failed: %s: %.300s", device,
                  strerror(-rc), kernels_last_error());
         device = -1;
