@@ -277,6 +277,22 @@ int kernels_msm_resident(void *ret, const kernels_msm_bases_t *bases,
  */
 int kernels_msm_release(void);
 
+/* One MSM call a workspace is grown for (kernels_msm_prepare). */
+struct kernels_msm_shape {
+    size_t n_scalars, n_bases;
+    int has_density;       /* scalars selected by a density bitmap */
+    int scalars_on_device; /* read in place; otherwise pageable host memory */
+};
+/*
+ * Puts count workspaces of curve on the current device into the pool (new
+ * ones where it holds fewer), each grown to every call in shapes: count
+ * callers then find them ready. A workspace grown in a caller's first call
+ * frees and allocates while other callers run (a free synchronizes the
+ * device, page-locking stalls other threads' CUDA calls). 0 or -errno.
+ */
+int kernels_msm_prepare(enum kernels_curve curve, const struct kernels_msm_shape *shapes, size_t n_shapes,
+                        unsigned count);
+
 /* Where the time of one MSM call went: device phases from CUDA events on
  * the call's stream, the rest from the host clock (ms). */
 struct kernels_msm_profile {

@@ -229,6 +229,16 @@ int kernels_msm_release(void)
     return 0;
 }
 
+int kernels_msm_prepare(enum kernels_curve curve, const struct kernels_msm_shape *shapes, size_t n_shapes,
+                        unsigned count)
+{
+    (void)curve;
+    (void)count;
+    if (n_shapes && !shapes)
+        return -EINVAL;
+    return -ENODEV;
+}
+
 int kernels_msm_last_profile(struct kernels_msm_profile *p)
 {
     return p ? -ENOENT : -EINVAL;

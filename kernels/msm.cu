@@ -150,6 +150,45 @@ int kernels_msm_release(void)
     return rc;
 }
 
+/* One shape's scratch reserved in ws (msm_scratch with a workspace). */
+template <class F>
+static int msm_ws_grow(struct msm_ws *ws, const struct kernels_msm_shape *sh)
+{
+    struct msm_plan pl;
+    int rc = msm_plan_make<F>(&pl, sh->n_scalars, sh->n_bases, sh->has_density != 0, /* copy_bases= */ false,
+                              sh->scalars_on_device ? MSM_SRC_DEVICE : MSM_SRC_PAGEABLE, 0);
+    return rc < 0 ? rc : msm_scratch<F>(ws, &pl, NULL, NULL);
+}
+
+int kernels_msm_prepare(enum kernels_curve curve, const struct kernels_msm_shape *shapes, size_t n_shapes,
+                        unsigned count)
+{
+    size_t point_bytes = curve == KERNELS_CURVE_G1   ? sizeof(dev_affine_t<dev_fp_t>)
+                         : curve == KERNELS_CURVE_G2 ? sizeof(dev_affine_t<dev_fp2_t>)
+                                                     : 0;
+    if (!point_bytes || (n_shapes && !shapes) || count > 1024)
+        return -EINVAL;
+    struct msm_ws **taken = (struct msm_ws **)calloc(count ? count : 1, sizeof *taken);
+    if (!taken)
+        return -ENOMEM;
+    /* all count at once: a workspace given back would be taken again */
+    int rc = 0;
+    unsigned k = 0;
+    for (; k < count && rc == 0; k++) {
+        if ((rc = msm_ws_take(&taken[k], point_bytes)) < 0)
+            break;
+        for (size_t i = 0; i < n_shapes && rc == 0; i++)
+            if (shapes[i].n_scalars)
+                rc = curve == KERNELS_CURVE_G1 ? msm_ws_grow<dev_fp_t>(taken[k], &shapes[i])
+                                               : msm_ws_grow<dev_fp2_t>(taken[k], &shapes[i]);
+    }
+    for (unsigned i = 0; i < count; i++)
+        if (taken[i])
+            msm_ws_give(taken[i], rc == 0);
+    free(taken);
+    return rc;
+}
+
 int msm_run_g1(dev_jac_t<dev_fp_t> *ret, const dev_affine_t<dev_fp_t> *host_bases,
                const dev_affine_t<dev_fp_t> *dev_bases, size_t n_bases,
                const dev_fr_t *scalars, size_t n, const uint64_t *density,

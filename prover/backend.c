@@ -165,6 +165,26 @@ static int device_open(struct backend_dev *dv, const groth16_params_t *pk, size_
     return 0;
 }
 
+/* Each of the device's lanes finds its G1 and G2 MSM workspaces grown to
+ * the calls a partition makes (kernels_msm_prepare), before the first
+ * partition: grown in it, they would free and allocate under the other
+ * lanes' work. The scalars' places are the prover's: H and the witness on
+ * the device, b_g2's selected witness values in pageable host memory. */
+static int device_prepare_msm(const struct backend_dev *dv, const groth16_params_t *pk, size_t n, size_t nv,
+                              unsigned workers, char *msg, size_t cap)
+{
+    const struct kernels_msm_shape g1[4] = {
+        {n - 1, pk->n_h, 0, 1}, {pk->n_l, pk->n_l, 0, 1}, {nv, pk->n_a, 1, 1}, {nv, pk->n_b_g1, 1, 1}};
+    const struct kernels_msm_shape g2 = {pk->n_b_g2, pk->n_b_g2, 0, 0};
+    int rc;
+    if ((rc = kernels_set_device(dv->info.device)) < 0 ||
+        (rc = kernels_msm_prepare(KERNELS_CURVE_G1, g1, 4, workers)) < 0 ||
+        (rc = kernels_msm_prepare(KERNELS_CURVE_G2, &g2, 1, workers)) < 0)
+        snprintf(msg, cap, "GPU %d: the MSM workspaces of %u prover worker%s: %s", dv->info.device, workers,
+                 workers == 1 ? "" : "s", rc == -ENOMEM ? "out of memory" : kernels_last_error());
+    return rc;
+}
+
 int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struct backend_gpu_config *cfg,
                         char *msg, size_t cap)
 {
@@ -224,6 +244,11 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
             return rc;
         }
     }
+    for (unsigned d = 0; d < be->n_devs; d++)
+        if ((rc = device_prepare_msm(&be->devs[d], pk, n, be->nv, cfg->workers, msg, cap)) < 0) {
+            backend_free(be);
+            return rc;
+        }
     *ret = be;
     return 0;
 }

@@ -8,7 +8,7 @@
 # carried in .device/gpu (scripts/device/pack-gpu.sh); every step has its
 # own time limit; everything goes under $OUT/$TAG (default r), packed into
 # $OUT/$TAG.tar.gz.
-#   OUT=... TAG=r STEPS="tests bench batch" SIZE=2^22 PWS="1 2 4 8 16" WORKERS="1 2" COUNT=2 PARTS=10 \
+#   OUT=... TAG=r STEPS="tests bench batch" SIZE=2^22 PWS="1 2 4 8 16" WORKERS="1 2" COUNT=2 CONCURRENCY=2 PARTS=10 \
 #     THREADS=16 GPUS=0 bash scripts/device/h200-pipeline.sh
 set -uo pipefail
 D=$PWD/.device/gpu
@@ -21,6 +21,7 @@ SIZE=${SIZE:-2^22}
 PWS=${PWS:-1 2 4 8 16}
 WORKERS=${WORKERS:-1 2}
 COUNT=${COUNT:-2}
+CONCURRENCY=${CONCURRENCY:-$COUNT}   # proofs in flight (--concurrency)
 PARTS=${PARTS:-10}
 THREADS=${THREADS:-16}
 GPUS=${GPUS:-0}   # --gpus: "all" on the 2-GPU machine for the 2-vs-1 comparison
@@ -65,7 +66,7 @@ if has batch; then
       name=b${SIZE#2^}-g${GPUS//,/_}-w$w-pw$pw
       step batch $name
       timeout "${BATCH_TIMEOUT:-150}" "$Z" batch --backend gpu --gpus "$GPUS" --gpu-workers "$w" --pw "$pw" --circuit "porep:constraints=$SIZE" \
-        --partitions "$PARTS" --count "$COUNT" --concurrency "$COUNT" --threads "$THREADS" --trim proof --sample-ms 20 \
+        --partitions "$PARTS" --count "$COUNT" --concurrency "$CONCURRENCY" --threads "$THREADS" --trim proof --sample-ms 20 \
         --out "$R/$name" --no-analyze >"$R/$name.log" 2>&1
       echo "$name exit $?" | tee -a "$R/steps.txt"; grep -E "s/proof|verified" "$R/$name.log" | tail -2
       "$Z" analyze "$R/$name" --ram 128G >"$R/$name/analyze.txt" 2>&1

@@ -327,6 +327,44 @@ int main(void)
         CHECK(kernels_msm_resident(&out, NULL, sc, 10, NULL, 0) == -EINVAL);
     }
 
+    /* kernels_msm_prepare: from an empty pool, count workspaces of exactly
+     * the shape's scratch (kernels_msm_scratch_bytes); then calls of the
+     * prepared shapes, G1 and G2, allocate nothing and equal the CPU's;
+     * bad arguments are refused */
+    {
+        size_t nd = make_density(max_n), dev_b = 0, pin_b = 0;
+        const struct kernels_msm_shape plain = {max_n, max_n, 0, 0}, dense = {max_n, nd, 1, 0};
+        kernels_msm_bases_t *r1d = NULL; /* the bases of the density's variables */
+        CHECK(kernels_msm_bases_upload(&r1d, KERNELS_CURVE_G1, b1, nd) == 0);
+        CHECK(kernels_msm_release() == 0);
+        size_t msm0 = hook_st.live_bytes[KERNELS_MEM_MSM], pin0 = hook_st.live_bytes[KERNELS_MEM_PINNED];
+        CHECK(kernels_msm_prepare(KERNELS_CURVE_G1, &plain, 1, 2) == 0);
+        CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 0, 0, &dev_b, &pin_b) == 0);
+        CHECK(dev_b > 0 && pin_b > 0);
+        CHECK(hook_st.live_bytes[KERNELS_MEM_MSM] - msm0 == 2 * dev_b);
+        CHECK(hook_st.live_bytes[KERNELS_MEM_PINNED] - pin0 == 2 * pin_b);
+        struct kernels_msm_shape both[2] = {plain, dense};
+        CHECK(kernels_msm_prepare(KERNELS_CURVE_G1, both, 2, 2) == 0);
+        CHECK(kernels_msm_prepare(KERNELS_CURVE_G2, &plain, 1, 1) == 0);
+        unsigned long allocs = hook_st.allocs;
+        make_scalars(max_n, false);
+        g1_jac_t cpu, gpu;
+        CHECK(msm_g1(&cpu, b1, nd, sc, max_n, dens, NULL) == 0);
+        check_g1("prepared dense", max_n, false, true, &cpu, &gpu,
+                 kernels_msm_resident(&gpu, r1d, sc, max_n, dens, 0));
+        CHECK(msm_g1(&cpu, b1, max_n, sc, max_n, NULL, NULL) == 0);
+        check_g1("prepared", max_n, false, false, &cpu, &gpu, kernels_msm_resident(&gpu, r1, sc, max_n, NULL, 0));
+        g2_jac_t cpu2, gpu2;
+        CHECK(msm_g2(&cpu2, b2, max_n, sc, max_n, NULL, NULL) == 0);
+        check_g2("prepared", max_n, false, false, &cpu2, &gpu2,
+                 kernels_msm_resident(&gpu2, r2, sc, max_n, NULL, 0));
+        CHECK(hook_st.allocs == allocs);
+        kernels_msm_bases_free(r1d);
+        CHECK(kernels_msm_prepare((enum kernels_curve)5, &plain, 1, 1) == -EINVAL);
+        CHECK(kernels_msm_prepare(KERNELS_CURVE_G1, NULL, 1, 1) == -EINVAL);
+        CHECK(kernels_msm_prepare(KERNELS_CURVE_G1, &plain, 0, 0) == 0);
+    }
+
     /* the workspace pool: a call of a size seen before allocates nothing;
      * its profile adds up */
     {
