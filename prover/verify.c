@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "prover/groth16.h"
+#include "prover/msm.h"
 #include "prover/rand.h"
 
 int groth16_pvk_new(groth16_pvk_t **ret, const groth16_vk_t *vk)
@@ -42,16 +42,37 @@ void groth16_pvk_free(groth16_pvk_t *pvk)
     free(pvk);
 }
 
-/* sum_j x_j IC_j with IC_0 for the ONE. */
-static void input_acc(g1_jac_t *acc, const groth16_vk_t *vk, const fr_t *inputs)
+/*
+ * sum_i rho_i ACC_i, where ACC_i = IC_0 + sum_j x_ij IC_j, as
+ * (sum_i rho_i) IC_0 + sum_j (sum_i rho_i x_ij) IC_j: one MSM over the key's
+ * IC for the whole batch. One scalar multiplication per input and proof
+ * took 5.5 s for a 2^24 porep proof (10 partitions, 3800 challenges).
+ */
+static int input_acc(g1_jac_t *ret, const groth16_vk_t *vk, const fr_t *inputs, const fr_t *rho,
+                     const fr_t *rho_sum, size_t n, size_t n_inputs)
 {
-    g1_jac_from_affine(acc, &vk->ic[0]);
-    for (size_t j = 1; j < vk->n_ic; j++) {
-        g1_jac_t t;
-        g1_jac_from_affine(&t, &vk->ic[j]);
-        g1_jac_mul_fr(&t, &t, &inputs[j - 1]);
-        g1_jac_add(acc, acc, &t);
+    g1_jac_t ic0;
+    int rc = 0;
+    memset(ret, 0, sizeof *ret);
+    if (n_inputs) {
+        fr_t *s = calloc(n_inputs, sizeof *s);
+        if (!s)
+            return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n_inputs; j++) {
+                fr_t t;
+                fr_mul(&t, &rho[i], &inputs[i * n_inputs + j]);
+                fr_add(&s[j], &s[j], &t);
+            }
+        rc = msm_g1(ret, vk->ic + 1, n_inputs, s, n_inputs, NULL, NULL);
+        free(s);
+        if (rc < 0)
+            return rc;
     }
+    g1_jac_from_affine(&ic0, &vk->ic[0]);
+    g1_jac_mul_fr(&ic0, &ic0, rho_sum);
+    g1_jac_add(ret, ret, &ic0);
+    return 0;
 }
 
 int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs, const fr_t *inputs,
@@ -66,37 +87,31 @@ int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs
     g1_affine_t *p = malloc((n + 3) * sizeof *p);
     g2_prepared_t *bq = malloc(n * sizeof *bq);
     const g2_prepared_t **q = malloc((n + 3) * sizeof *q);
-    if (!p || !bq || !q) {
-        free(p);
-        free(bq);
-        free(q);
-        return -ENOMEM;
-    }
+    fr_t *rho = malloc(n * sizeof *rho);
+    int rc = -ENOMEM;
+    if (!p || !bq || !q || !rho)
+        goto out;
     g1_jac_t acc_sum, c_sum, t;
-    memset(&acc_sum, 0, sizeof acc_sum);
     memset(&c_sum, 0, sizeof c_sum);
     fr_t rho_sum = FR_ZERO;
     for (size_t i = 0; i < n; i++) {
-        fr_t rho = FR_ONE;
-        if (i > 0 && rand_fr128(&rho) < 0) {
-            free(p);
-            free(bq);
-            free(q);
-            return -EIO; /* no randomness: no verdict */
+        rho[i] = FR_ONE;
+        if (i > 0 && rand_fr128(&rho[i]) < 0) {
+            rc = -EIO; /* no randomness: no verdict */
+            goto out;
         }
-        fr_add(&rho_sum, &rho_sum, &rho);
+        fr_add(&rho_sum, &rho_sum, &rho[i]);
         g1_jac_from_affine(&t, &proofs[i].a);
-        g1_jac_mul_fr(&t, &t, &rho);
+        g1_jac_mul_fr(&t, &t, &rho[i]);
         g1_jac_to_affine(&p[i], &t);
         pairing_g2_prepare(&bq[i], &proofs[i].b);
         q[i] = &bq[i];
-        input_acc(&t, vk, inputs + i * n_inputs);
-        g1_jac_mul_fr(&t, &t, &rho);
-        g1_jac_add(&acc_sum, &acc_sum, &t);
         g1_jac_from_affine(&t, &proofs[i].c);
-        g1_jac_mul_fr(&t, &t, &rho);
+        g1_jac_mul_fr(&t, &t, &rho[i]);
         g1_jac_add(&c_sum, &c_sum, &t);
     }
+    if ((rc = input_acc(&acc_sum, vk, inputs, rho, &rho_sum, n, n_inputs)) < 0)
+        goto out;
     g1_jac_to_affine(&p[n], &acc_sum);
     q[n] = &pvk->neg_gamma;
     g1_jac_to_affine(&p[n + 1], &c_sum);
@@ -105,11 +120,13 @@ int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs
     g1_jac_mul_fr(&t, &t, &rho_sum);
     g1_jac_to_affine(&p[n + 2], &t);
     q[n + 2] = &pvk->neg_beta;
-    bool ok = pairing_check_prepared(p, q, n + 3);
+    rc = pairing_check_prepared(p, q, n + 3) ? 1 : 0;
+out:
     free(p);
     free(bq);
     free(q);
-    return ok ? 1 : 0;
+    free(rho);
+    return rc;
 }
 
 int groth16_verify(const groth16_pvk_t *pvk, const groth16_proof_t *proof, const fr_t *inputs, size_t n_inputs)

@@ -209,6 +209,15 @@ static void test_porep(const char *spec, unsigned partitions)
         proofs[k - 1].c = proofs[0].c;
         CHECK(groth16_verify_batch(pvk, proofs, inputs, k, ni) == 0);
         proofs[k - 1] = saved;
+        /* the batch's inputs go through one MSM over IC: a changed input
+         * of the last partition must still be caught */
+        if (ni) {
+            fr_t x = inputs[(k - 1) * ni + ni - 1];
+            fr_add(&inputs[(k - 1) * ni + ni - 1], &x, &FR_ONE);
+            CHECK(groth16_verify_batch(pvk, proofs, inputs, k, ni) == 0);
+            inputs[(k - 1) * ni + ni - 1] = x;
+            CHECK(groth16_verify_batch(pvk, proofs, inputs, k, ni) == 1);
+        }
     }
     check_blind(pk, shape, pvk, circ, seed, ni);
     dealloc_drain();
