@@ -273,6 +273,17 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
         fprintf(f, "busy         %s busy %.0f%% of the work: H or an MSM running %.1f of %.1f s\n",
                 strcmp(json_string_value(json_object_get(busy, "backend")), "gpu") == 0 ? "GPU" : "prover",
                 100 * r->prove_busy, jv(busy, "busy_s"), jv(busy, "span_s"));
+    const json_t *devices = busy && isfinite(r->prove_busy) ? json_object_get(busy, "devices") : NULL;
+    if (json_array_size(devices)) {
+        /* the union above counts a moment once, whichever device worked */
+        size_t k;
+        const json_t *dv;
+        fprintf(f, "busy         per GPU:");
+        json_array_foreach(devices, k, dv) fprintf(f, "%s GPU %lld %.0f%% (%.1f of %.1f s)", k ? "," : "",
+                                                   (long long)json_integer_value(json_object_get(dv, "gpu")),
+                                                   100 * jv(dv, "fraction"), jv(dv, "busy_s"), jv(dv, "span_s"));
+        fprintf(f, "\n");
+    }
     const json_t *notes = json_object_get(J, "notes");
     size_t i;
     json_array_foreach(notes, i, val) fprintf(f, "note         %s\n", json_string_value(val));

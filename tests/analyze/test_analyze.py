@@ -352,6 +352,39 @@ if not pb or abs(pb["fraction"] - 0.8) > 1e-9 or abs(pb["busy_s"] - 0.4) > 1e-9 
 rc, o, err = run("analyze", busy_run)
 if rc != 0 or "busy 80% of the work: H or an MSM running 0.4 of 0.5 s" not in o:
     fail("analyze's text lacks the busy line: exit %d\n%s" % (rc, o))
+# ---- prove_busy per device: a --gpus 0,1 run; prove worker i works on the
+# (i mod 2)-th device. GPU 0 (prove0, prove2): [100, 200] + [150, 260] +
+# [500, 600] = 260 of 500 ms; GPU 1 (prove1): [200, 300] + [400, 420] = 120 of
+# 220 ms; the union [100, 300] + [400, 420] + [500, 600] = 320 of 500 ms.
+# The finish worker's row is not heavy and counts nowhere.
+def two_gpu_rows(d):
+    def gpu_config(text):
+        rj = json.loads(text)
+        rj["config"]["backend"] = "gpu"
+        rj["config"]["gpus"] = [0, 1]
+        return json.dumps(rj)
+    rewrite(os.path.join(d, "run.json"), gpu_config)
+    with open(os.path.join(d, "stages.csv"), "a") as f:
+        for stage, worker, a, b in (("h", "prove0", 100, 200), ("msm_b2", "prove2", 150, 260),
+                                    ("msm_l", "prove0", 500, 600), ("h", "prove1", 200, 300),
+                                    ("msm_a", "prove1", 400, 420), ("finish", "finish0", 0, 900)):
+            f.write("0,0,%s,%s,%.3f,%.3f\n" % (stage, worker, a, b))
+
+
+two_run = broken("busy2", two_gpu_rows)
+j = analyze(two_run)
+pb = j.get("prove_busy") if j else None
+want = [(0, 0.52, 0.26, 0.5, 3), (1, 120 / 220, 0.12, 0.22, 2)]
+got = [(x["gpu"], x["fraction"], x["busy_s"], x["span_s"], x["stages"]) for x in (pb or {}).get("devices", [])]
+if not pb or abs(pb["fraction"] - 0.64) > 1e-9 or len(got) != 2 or any(
+        g[0] != w[0] or g[4] != w[4] or any(abs(g[k] - w[k]) > 1e-9 for k in (1, 2, 3)) for g, w in zip(got, want)):
+    fail("prove_busy per device of hand-made rows: %r, expected 0.64 overall and %r" % (pb, want))
+rc, o, err = run("analyze", two_run)
+if rc != 0 or "busy         per GPU: GPU 0 52% (0.3 of 0.5 s), GPU 1 55% (0.1 of 0.2 s)" not in o:
+    fail("analyze's text lacks the per-GPU busy line: exit %d\n%s" % (rc, o))
+if "devices" in (analyze(busy_run) or {}).get("prove_busy", {}):
+    fail("a one-device run's prove_busy has devices")
+
 j = analyze(good)
 if j and "prove_busy" in j:
     fail("a run without heavy stage rows has a prove_busy section: %r" % (j["prove_busy"],))
