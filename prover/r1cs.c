@@ -492,6 +492,72 @@ static void eval_block(void *p, size_t blk)
     }
 }
 
+void r1cs_row_eval(fr_t *ret, const r1cs_t *r, enum r1cs_matrix_id which, const fr_t *w, uint64_t i)
+{
+    row_eval(ret, r, &r->m[which], w, i);
+}
+
+/* A tracked array of n elements of `size` bytes holding the first `used`
+ * of *p, which it replaces (freed); NULL on failure, *p untouched. */
+static void *move_exact(void *p, size_t used, size_t n, size_t size)
+{
+    if (n > SIZE_MAX / size)
+        return NULL;
+    void *q = mem_alloc(MEM_KIND_CIRCUIT, -1, -1, n ? n * size : 1);
+    if (q && used)
+        memcpy(q, p, used * size);
+    return q;
+}
+
+int r1cs_grow(r1cs_t *r, uint64_t rows, uint32_t aux, const uint64_t nnz[3], const fr_t *coeffs,
+              uint32_t n_coeffs, uint32_t *coeff_base)
+{
+    if (!r || !nnz || !coeff_base || (n_coeffs && !coeffs))
+        return -EINVAL;
+    if ((uint64_t)r->num_aux + aux > R1CS_MAX_VARS || (uint64_t)r->num_coeffs + n_coeffs > UINT32_MAX ||
+        r->num_constraints + rows < r->num_constraints)
+        return -ERANGE;
+    uint64_t old_rows = r->num_constraints + 1, new_rows = old_rows + rows;
+    void *fresh[3][3] = {{NULL}};
+    void *cf = NULL;
+    int fail = 0;
+    /* allocations first, so that a failure leaves r as it was */
+    for (int k = 0; k < 3 && !fail; k++) {
+        const r1cs_matrix_t *m = &r->m[k];
+        uint64_t total = m->nnz + nnz[k];
+        fail |= !(fresh[k][0] = move_exact(m->row_ptr, old_rows, new_rows, sizeof(uint64_t)));
+        fail |= !fail && !(fresh[k][1] = move_exact(m->col, m->nnz, total, sizeof(uint32_t)));
+        fail |= !fail && !(fresh[k][2] = move_exact(m->coeff, m->nnz, total, sizeof(uint32_t)));
+    }
+    fail |= !fail && !(cf = move_exact(r->coeffs, r->num_coeffs, (size_t)r->num_coeffs + n_coeffs, sizeof(fr_t)));
+    if (fail) {
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++)
+                mem_free(fresh[k][j]);
+        mem_free(cf);
+        return -ENOMEM;
+    }
+    for (int k = 0; k < 3; k++) {
+        r1cs_matrix_t *m = &r->m[k];
+        mem_free(m->row_ptr);
+        mem_free(m->col);
+        mem_free(m->coeff);
+        m->row_ptr = fresh[k][0];
+        m->col = fresh[k][1];
+        m->coeff = fresh[k][2];
+        m->nnz += nnz[k];
+    }
+    if (n_coeffs)
+        memcpy((fr_t *)cf + r->num_coeffs, coeffs, (size_t)n_coeffs * sizeof(fr_t));
+    mem_free(r->coeffs);
+    r->coeffs = cf;
+    *coeff_base = r->num_coeffs;
+    r->num_coeffs += n_coeffs;
+    r->num_constraints += rows;
+    r->num_aux += aux;
+    return 0;
+}
+
 int r1cs_eval(fr_t *a, fr_t *b, fr_t *c, const r1cs_t *r, const fr_t *w, unsigned threads)
 {
     if (!r || !w)

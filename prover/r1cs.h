@@ -138,6 +138,27 @@ static inline uint64_t r1cs_num_vars(const r1cs_t *r)
  */
 int r1cs_eval(fr_t *a, fr_t *b, fr_t *c, const r1cs_t *r, const fr_t *w, unsigned threads);
 
+/* <M_i,w> for row i of matrix `which` of a finished system (i below
+ * num_constraints, w of r1cs_num_vars elements): what r1cs_eval computes
+ * for one row, for circuits whose witness solves rows in order. */
+void r1cs_row_eval(fr_t *ret, const r1cs_t *r, enum r1cs_matrix_id which, const fr_t *w, uint64_t i);
+
+/*
+ * Room in a finished system for `rows` more constraints over `aux` more aux
+ * variables (columns r1cs_num_vars .. + aux, after the existing ones, so no
+ * column moves), with nnz[k] more non-zeros in matrix k and n_coeffs more
+ * coefficient values (copied from coeffs; their indices start at
+ * *coeff_base). For circuits too large for the builder's per-constraint
+ * path, which write their rows in parallel: the arrays are moved to tracked
+ * buffers of the new exact sizes and the counts updated; row_ptr[i + 1],
+ * col and coeff of the new rows are left for the caller, who must write
+ * every one of them (strictly increasing columns within a row, row_ptr
+ * ending at nnz) before the system is used. On failure (-EINVAL, -ERANGE
+ * past R1CS_MAX_VARS or 2^32 coefficients, -ENOMEM) r is unchanged.
+ */
+int r1cs_grow(r1cs_t *r, uint64_t rows, uint32_t aux, const uint64_t nnz[3], const fr_t *coeffs,
+              uint32_t n_coeffs, uint32_t *coeff_base);
+
 /*
  * 1 if w satisfies every constraint, 0 if not (*first_bad, when not NULL,
  * gets the first failing row), -EINVAL for NULL r or w, -ENOMEM.

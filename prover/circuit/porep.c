@@ -62,7 +62,7 @@ int porep_parse_spec(porep_params_t *ret, const char *spec)
     }
     if (*s++ != ':')
         return -EINVAL;
-    static const char *const keys[] = {"constraints", "partitions", "depth", "challenges"};
+    static const char *const keys[] = {"constraints", "partitions", "depth", "challenges", "preset"};
     unsigned seen = 0;
     int range_err = 0;
     while (*s) {
@@ -72,12 +72,26 @@ int porep_parse_spec(porep_params_t *ret, const char *spec)
         if (!eq || eq > end)
             return -EINVAL;
         unsigned k;
-        for (k = 0; k < 4; k++)
+        for (k = 0; k < 5; k++)
             if (strlen(keys[k]) == (size_t)(eq - s) && !strncmp(s, keys[k], (size_t)(eq - s)))
                 break;
-        if (k == 4 || (seen & (1u << k)))
+        if (k == 5 || (seen & (1u << k)))
             return -EINVAL;
         seen |= 1u << k;
+        if (k == 4) {
+            /* a named production shape; "constraints" may not also be given */
+            if ((size_t)(end - eq - 1) != 3 || strncmp(eq + 1, "32g", 3) != 0 || (seen & 1u))
+                return -EINVAL;
+            p.constraints = POREP_PRESET_32G_TARGET;
+            if (!comma)
+                break;
+            s = comma + 1;
+            if (!*s)
+                return -EINVAL; /* trailing comma */
+            continue;
+        }
+        if (k == 0 && (seen & (1u << 4)))
+            return -EINVAL;
         uint64_t v;
         int err = parse_number(&v, eq + 1, end);
         if (err == -EINVAL)
@@ -216,7 +230,203 @@ static int enforce_challenge(r1cs_builder_t *b, const porep_t *c)
     return err;
 }
 
-int porep_build(porep_t **ret, const porep_params_t *params)
+/* ---- labels ------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Index j's share of `total` split over `parts` (the first total % parts
+ * get one more), and where it starts. */
+static uint64_t share_len(uint64_t total, uint64_t parts, uint64_t j)
+{
+    return total / parts + (j < total % parts);
+}
+
+static uint64_t share_off(uint64_t total, uint64_t parts, uint64_t j)
+{
+    return j * (total / parts) + (j < total % parts ? j : total % parts);
+}
+
+/* A chain's place: its labels [aux0, aux0 + len) of the labels, its rows
+ * the same offsets from label_row0, and its blocks. */
+struct chain {
+    uint64_t aux0, len, blocks;
+};
+
+static struct chain chain_get(const porep_t *c, unsigned j)
+{
+    struct chain ch;
+    ch.aux0 = share_off(c->labels, c->chains, j);
+    ch.len = share_len(c->labels, c->chains, j);
+    uint64_t nb = share_len(c->blocks_asked, c->chains, j);
+    if (nb > ch.len / 2)
+        nb = ch.len / 2;
+    ch.blocks = nb ? nb : 1;
+    return ch;
+}
+
+/* The first label of the block holding label t (see porep.h): block q
+ * starts at floor(q len / blocks). */
+static uint64_t block_of(const struct chain *ch, uint64_t t)
+{
+    return ((t + 1) * ch->blocks - 1) / ch->len;
+}
+
+static uint64_t block_start(const struct chain *ch, uint64_t q)
+{
+    return q * ch->len / ch->blocks;
+}
+
+/* Distances d_1..d_13 of label t's parents beyond u_{t-1}: d_i in
+ * [2^i, 2^(i+1)), 0 where the parent would precede the chain. Returns how
+ * many exist. */
+static unsigned label_parents(uint64_t d[POREP_PARENTS], unsigned chain, uint64_t t)
+{
+    uint64_t s = ((uint64_t)chain << 40) ^ t;
+    uint64_t bits = splitmix64(&s), more = splitmix64(&s);
+    unsigned used = 0, n = 0;
+    for (unsigned i = 1; i < POREP_PARENTS; i++) {
+        if (used + i > 64) {
+            bits = more;
+            used = 0;
+        }
+        uint64_t off = (bits >> used) & ((1ull << i) - 1);
+        used += i;
+        d[i] = (1ull << i) + off;
+        if (d[i] <= t)
+            n++;
+        else
+            d[i] = 0;
+    }
+    return n;
+}
+
+/* Non-zeros of chain j's rows in A, B and C. */
+static void chain_nnz(const porep_t *c, unsigned j, uint64_t nnz[3])
+{
+    struct chain ch = chain_get(c, j);
+    uint64_t d[POREP_PARENTS], a = 2;
+    /* beyond the largest distance every parent exists */
+    uint64_t full = 1ull << POREP_PARENTS;
+    for (uint64_t t = 1; t < ch.len; t++)
+        a += 1 + (t < full ? label_parents(d, j, t) : POREP_PARENTS - 1);
+    nnz[0] = a;
+    nnz[1] = 2 + (ch.len - 1);
+    nnz[2] = ch.len;
+}
+
+struct label_fill {
+    porep_t *c;
+    uint64_t (*nnz0)[3]; /* per chain: where its non-zeros start in each matrix */
+    uint32_t coeff_base; /* chain j's seed coefficient j + 2 is coeff_base + j */
+};
+
+/* Writes chain j's rows. */
+static void label_fill_chain(void *p, size_t j)
+{
+    const struct label_fill *f = p;
+    porep_t *c = f->c;
+    r1cs_t *r = c->r1cs;
+    struct chain ch = chain_get(c, (unsigned)j);
+    uint32_t col0 = (uint32_t)(r->num_inputs + c->label_aux0 + ch.aux0);
+    uint32_t seed_in = 1 + (uint32_t)(j % (r->num_inputs - 1)), seed_coeff = f->coeff_base + (uint32_t)j;
+    uint64_t row0 = c->label_row0 + ch.aux0;
+    uint64_t k[3] = {f->nnz0[j][0], f->nnz0[j][1], f->nnz0[j][2]};
+    r1cs_matrix_t *A = &r->m[R1CS_A], *B = &r->m[R1CS_B], *C = &r->m[R1CS_C];
+    for (uint64_t t = 0; t < ch.len; t++) {
+        uint64_t row = row0 + t;
+        if (t == 0) {
+            /* (s)(s) = u_0, s = (j + 2) ONE + input */
+            A->col[k[0]] = B->col[k[1]] = 0;
+            A->coeff[k[0]++] = B->coeff[k[1]++] = seed_coeff;
+            A->col[k[0]] = B->col[k[1]] = seed_in;
+            A->coeff[k[0]++] = B->coeff[k[1]++] = 0;
+        } else {
+            uint64_t d[POREP_PARENTS];
+            label_parents(d, (unsigned)j, t);
+            for (unsigned i = POREP_PARENTS - 1; i >= 1; i--)
+                if (d[i]) {
+                    A->col[k[0]] = col0 + (uint32_t)(t - d[i]);
+                    A->coeff[k[0]++] = 0;
+                }
+            A->col[k[0]] = col0 + (uint32_t)(t - 1);
+            A->coeff[k[0]++] = 0;
+            uint64_t q = block_of(&ch, t), start = block_start(&ch, q);
+            uint64_t key = start == t ? block_start(&ch, q - 1) : start;
+            B->col[k[1]] = col0 + (uint32_t)key;
+            B->coeff[k[1]++] = 0;
+        }
+        C->col[k[2]] = col0 + (uint32_t)t;
+        C->coeff[k[2]++] = 0;
+        A->row_ptr[row + 1] = k[0];
+        B->row_ptr[row + 1] = k[1];
+        C->row_ptr[row + 1] = k[2];
+    }
+}
+
+struct label_count {
+    const porep_t *c;
+    uint64_t (*nnz)[3];
+};
+
+static void label_count_chain(void *p, size_t j)
+{
+    const struct label_count *lc = p;
+    chain_nnz(lc->c, (unsigned)j, lc->nnz[j]);
+}
+
+/* Appends the labels to the Merkle part's system (see porep.h). */
+static int build_labels(porep_t *c)
+{
+    r1cs_t *r = c->r1cs;
+    if (!c->labels)
+        return 0;
+    uint64_t (*nnz)[3] = calloc(c->chains, sizeof *nnz);
+    fr_t *coeffs = malloc(c->chains * sizeof(fr_t));
+    if (!nnz || !coeffs) {
+        free(nnz);
+        free(coeffs);
+        return -ENOMEM;
+    }
+    struct label_count lc = {c, nnz};
+    parallel_for(c->chains, 0, label_count_chain, &lc);
+    uint64_t total[3] = {0, 0, 0};
+    for (unsigned j = 0; j < c->chains; j++)
+        for (int k = 0; k < 3; k++) {
+            uint64_t n = nnz[j][k];
+            nnz[j][k] = r->m[k].nnz + total[k]; /* now: where chain j starts */
+            total[k] += n;
+        }
+    for (unsigned j = 0; j < c->chains; j++)
+        fr_from_u64(&coeffs[j], (uint64_t)j + 2);
+    struct label_fill f = {c, nnz, 0};
+    int err = r1cs_grow(r, c->labels, (uint32_t)c->labels, total, coeffs, c->chains, &f.coeff_base);
+    if (!err) {
+        c->label_row0 = r->num_constraints - c->labels;
+        parallel_for(c->chains, 0, label_fill_chain, &f);
+    }
+    free(nnz);
+    free(coeffs);
+    return err;
+}
+
+/* Aux variables of the Merkle part in B. */
+static int merkle_b_aux(uint64_t *ret, const r1cs_t *r)
+{
+    uint64_t *bits = malloc(r1cs_density_words(r) * sizeof(uint64_t));
+    if (!bits)
+        return -ENOMEM;
+    int err = r1cs_density(bits, NULL, ret, r, R1CS_B);
+    free(bits);
+    return err;
+}
+
+int porep_resolve(porep_params_t *ret, const porep_params_t *params)
 {
     if (!ret || !params)
         return -EINVAL;
@@ -228,29 +438,57 @@ int porep_build(porep_t **ret, const porep_params_t *params)
     int err = poseidon_params_t3(&pos);
     if (err < 0)
         return err;
+    uint64_t per_level = 2 + poseidon_aux_count(pos);
     if (!p.depth) {
-        unsigned d = floor_log2(p.constraints) - 6;
-        p.depth = d > 20 ? 20 : d;
+        /* a path within a quarter of the target, so labels can bring B's
+         * density down to production's */
+        uint64_t d = floor_log2(p.constraints) - 6, quarter = (p.constraints / 4 - 2) / per_level;
+        d = d > 20 ? 20 : d;
+        d = d > quarter ? quarter : d;
+        p.depth = d ? (unsigned)d : 1;
     }
-    uint64_t per = challenge_constraints(pos, p.depth);
-    /* Each challenge also brings two inputs; the ONE is one more. */
-    uint64_t fit = (p.constraints - 1) / (per + 2);
+    /* a path's constraints, or its aux where those are more, and its two
+     * inputs; the ONE is one more */
+    uint64_t per = challenge_constraints(pos, p.depth), aux = 1 + p.depth * (3 + poseidon_aux_count(pos));
+    uint64_t room = (aux > per ? aux : per) + 2;
+    uint64_t fit = (p.constraints - 1) / room;
     if (!p.challenges) {
-        if (fit < 1 || fit > UINT32_MAX / 2)
+        uint64_t eighth = p.constraints / 8 / room;
+        uint64_t n = eighth < POREP_DEFAULT_CHALLENGES ? eighth : POREP_DEFAULT_CHALLENGES;
+        if (fit < 1)
             return -ERANGE;
-        p.challenges = (unsigned)fit;
+        p.challenges = n ? (unsigned)n : 1;
     } else if (p.challenges > fit) {
         return -ERANGE;
     }
+    *ret = p;
+    return 0;
+}
+
+int porep_build(porep_t **ret, const porep_params_t *params)
+{
+    if (!ret || !params)
+        return -EINVAL;
+    porep_params_t p;
+    int err = porep_resolve(&p, params);
+    if (err < 0)
+        return err;
+    const poseidon_params_t *pos;
+    if ((err = poseidon_params_t3(&pos)) < 0)
+        return err;
+    uint64_t per = challenge_constraints(pos, p.depth);
     porep_t *c = calloc(1, sizeof(*c));
     if (!c)
         return -ENOMEM;
     c->params = p;
     c->poseidon = pos;
     uint64_t num_inputs = 1 + 2 * (uint64_t)p.challenges;
-    c->chain = p.constraints - num_inputs - per * p.challenges;
     c->aux_per_level = 3 + poseidon_aux_count(pos);
     c->aux_per_challenge = 1 + p.depth * c->aux_per_level;
+    /* the variables fill the target exactly, so the witness fits the
+     * domain as a, b and c do (a path has D - 1 more aux than constraints) */
+    uint64_t merkle = (uint64_t)p.challenges * (c->aux_per_challenge > per ? c->aux_per_challenge : per);
+    c->labels = p.constraints - num_inputs - merkle;
 
     r1cs_builder_t *b = NULL;
     err = r1cs_builder_new(&b);
@@ -258,28 +496,41 @@ int porep_build(porep_t **ret, const porep_params_t *params)
         err = enforce_challenge(b, c);
         if (err || i > 0)
             continue;
-        /* Every challenge has the first one's shape and each chain link one
-         * non-zero per matrix: reserve the exact totals. */
+        /* Every challenge has the first one's shape: reserve the exact
+         * totals, so finishing hands the arrays over. */
         uint64_t nnz[3];
         for (int k = 0; k < 3; k++)
-            nnz[k] = r1cs_builder_nnz(b, (enum r1cs_matrix_id)k) * p.challenges + c->chain;
-        err = r1cs_builder_reserve(b, p.constraints - num_inputs, nnz);
-    }
-    if (!err) {
-        /* z_0 = the last root (input 2 + 2(C-1)); z_{k+1} = z_k^2. */
-        r1cs_term_t z = {(r1cs_var_t)(2 * p.challenges), FR_ONE};
-        for (uint64_t k = 0; k < c->chain && !err; k++) {
-            r1cs_var_t next;
-            err = r1cs_alloc_aux(&next, b);
-            r1cs_term_t tn = {next, FR_ONE};
-            if (!err)
-                err = r1cs_enforce(b, &z, 1, &z, 1, &tn, 1);
-            z = tn;
-        }
+            nnz[k] = r1cs_builder_nnz(b, (enum r1cs_matrix_id)k) * p.challenges;
+        err = r1cs_builder_reserve(b, per * p.challenges, nnz);
     }
     if (!err)
         err = r1cs_builder_finish(&c->r1cs, b);
     r1cs_builder_free(b);
+
+    /* Labels: chains of at least two, and as many blocks as bring B to
+     * POREP_B_DENSITY_PPM of the aux with the Merkle part's counted. */
+    uint64_t b_merkle = 0;
+    if (!err)
+        err = merkle_b_aux(&b_merkle, c->r1cs);
+    if (!err) {
+        c->label_aux0 = c->r1cs->num_aux;
+        /* a chain's last label is in no A: chains of 1024 at least keep
+         * A's density above 99.9 % */
+        uint64_t chains = c->labels / 1024 < POREP_CHAINS ? c->labels / 1024 : POREP_CHAINS;
+        c->chains = (unsigned)(chains ? chains : (c->labels ? 1 : 0));
+        uint64_t aux = c->label_aux0 + c->labels;
+        uint64_t target_b = (aux * POREP_B_DENSITY_PPM + 500000) / 1000000;
+        uint64_t blocks = target_b > b_merkle ? target_b - b_merkle : 0;
+        if (blocks < c->chains)
+            blocks = c->chains;
+        if (blocks > c->labels / 2)
+            blocks = c->labels / 2;
+        c->blocks_asked = blocks;
+        c->blocks = 0;
+        for (unsigned j = 0; j < c->chains; j++)
+            c->blocks += chain_get(c, j).blocks;
+        err = build_labels(c);
+    }
     if (err < 0) {
         porep_free(c);
         return err;
@@ -289,14 +540,6 @@ int porep_build(porep_t **ret, const porep_params_t *params)
 }
 
 /* ---- witness --------------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* The stream of challenge `ch` of `partition` under `seed`: each
  * coordinate passes through the mixer so nearby values give unrelated
@@ -369,6 +612,23 @@ static void challenge_witness(void *p, size_t ch)
     ctx->inputs[2 + 2 * ch] = cur;
 }
 
+/* Chain j's labels, in order: each row's A and B from the labels before. */
+static void label_witness(void *p, size_t j)
+{
+    const struct wit_ctx *ctx = p;
+    const porep_t *c = ctx->c;
+    const r1cs_t *r = c->r1cs;
+    struct chain ch = chain_get(c, (unsigned)j);
+    fr_t *u = ctx->w + r->num_inputs + c->label_aux0 + ch.aux0;
+    uint64_t row = c->label_row0 + ch.aux0;
+    for (uint64_t t = 0; t < ch.len; t++, row++) {
+        fr_t a, b;
+        r1cs_row_eval(&a, r, R1CS_A, ctx->w, row);
+        r1cs_row_eval(&b, r, R1CS_B, ctx->w, row);
+        fr_mul(&u[t], &a, &b);
+    }
+}
+
 static int witness_run(fr_t *w, fr_t *inputs, const porep_t *c, uint64_t seed,
                        unsigned partition, unsigned threads)
 {
@@ -377,15 +637,8 @@ static int witness_run(fr_t *w, fr_t *inputs, const porep_t *c, uint64_t seed,
     struct wit_ctx ctx = {c, w, w ? w : inputs, seed, partition};
     ctx.inputs[0] = FR_ONE;
     parallel_for(c->params.challenges, threads, challenge_witness, &ctx);
-    if (w) {
-        /* The squaring chain is sequential: one squaring per constraint. */
-        fr_t z = w[2 * c->params.challenges];
-        fr_t *aux = w + c->r1cs->num_inputs + (uint64_t)c->params.challenges * c->aux_per_challenge;
-        for (uint64_t k = 0; k < c->chain; k++) {
-            fr_sqr(&z, &z);
-            aux[k] = z;
-        }
-    }
+    if (w)
+        parallel_for(c->chains, threads, label_witness, &ctx);
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /*
  * porep circuit sizes and costs per target: depth, challenges, inputs,
- * constraints, chain, non-zeros, circuit bytes, A/B aux density, build time
+ * constraints, labels, non-zeros, circuit bytes, A/B aux density, build time
  * and witness time. A benchmark (prints a table), not a test.
  *   bench_porep [min_log [max_log [threads]]]   defaults 10 20 2
  */
@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     unsigned hi = argc > 2 ? (unsigned)atoi(argv[2]) : 20;
     unsigned threads = argc > 3 ? (unsigned)atoi(argv[3]) : 2;
     printf("%4s %5s %10s %7s %11s %9s %11s %11s %11s %11s %7s %7s %8s %9s %7s\n", "log", "depth",
-           "challenges", "inputs", "constraints", "chain", "nnz_a", "nnz_b", "nnz_c", "circuit_B",
+           "challenges", "inputs", "constraints", "labels", "nnz_a", "nnz_b", "nnz_c", "circuit_B",
            "a_aux%", "b_aux%", "build_s", "witness_s", "eval_s");
     for (unsigned k = lo; k <= hi; k++) {
         porep_params_t p = {1ull << k, 10, 0, 0};
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
         mem_free(abc);
         printf("%4u %5u %10u %7u %11llu %9llu %11llu %11llu %11llu %11llu %7.1f %7.1f %8.3f %9.3f %7.3f\n",
                k, c->params.depth, c->params.challenges, r->num_inputs,
-               (unsigned long long)r->num_constraints, (unsigned long long)c->chain,
+               (unsigned long long)r->num_constraints, (unsigned long long)c->labels,
                (unsigned long long)r->m[0].nnz, (unsigned long long)r->m[1].nnz,
                (unsigned long long)r->m[2].nnz,
                (unsigned long long)mem_live_bytes(MEM_KIND_CIRCUIT), 100.0 * (double)aa / r->num_aux,
