@@ -117,12 +117,19 @@ struct kernels_prove_ws {
     unsigned log_n;
     size_t n_witness;
     struct kbuf d[3];     /* a (then h), b, c on the device */
-    struct kbuf w;        /* the witness (n_witness), when n_witness > 0 */
+    struct kbuf w;        /* the witness, when it does not fit b's place */
     struct kbuf stage[2]; /* page-locked staging */
     cudaStream_t s_copy, s_comp;
-    cudaEvent_t ev_stage[2], ev_in[3];
+    cudaEvent_t ev_stage[2], ev_in[3], ev_t0, ev_t1;
     int next_stage;       /* the staging buffer the next chunk goes through */
+    double last_ms;       /* the last H's device time */
 };
+
+/* The witness takes b's place once H is done with it, when it fits. */
+static bool ws_witness_in_b(size_t n, size_t n_witness)
+{
+    return n_witness <= n;
+}
 
 static size_t h_chunk(size_t n)
 {
@@ -131,7 +138,7 @@ static size_t h_chunk(size_t n)
 
 void kernels_prove_ws_bytes(size_t n, size_t n_witness, size_t *device_bytes, size_t *pinned_bytes)
 {
-    *device_bytes = (3 * n + n_witness) * sizeof(dev_fr_t);
+    *device_bytes = (3 * n + (ws_witness_in_b(n, n_witness) ? 0 : n_witness)) * sizeof(dev_fr_t);
     *pinned_bytes = 2 * h_chunk(n) * sizeof(dev_fr_t);
 }
 
@@ -154,6 +161,10 @@ void kernels_prove_ws_free(kernels_prove_ws_t *ws)
             cudaEventDestroy(ws->ev_in[i]);
         kbuf_free(&ws->d[i]);
     }
+    if (ws->ev_t0)
+        cudaEventDestroy(ws->ev_t0);
+    if (ws->ev_t1)
+        cudaEventDestroy(ws->ev_t1);
     kbuf_free(&ws->w);
     kbuf_free(&ws->stage[0]);
     kbuf_free(&ws->stage[1]);
@@ -186,7 +197,7 @@ int kernels_prove_ws_new(kernels_prove_ws_t **ret, size_t n, size_t n_witness)
     if ((rc = kbuf_alloc(&ws->d[0], KERNELS_MEM_H, n * sizeof(dev_fr_t))) < 0 ||
         (rc = kbuf_alloc(&ws->d[1], KERNELS_MEM_ABC, n * sizeof(dev_fr_t))) < 0 ||
         (rc = kbuf_alloc(&ws->d[2], KERNELS_MEM_ABC, n * sizeof(dev_fr_t))) < 0 ||
-        (n_witness && (rc = kbuf_alloc(&ws->w, KERNELS_MEM_MSM, n_witness * sizeof(dev_fr_t))) < 0) ||
+        (!ws_witness_in_b(n, n_witness) && (rc = kbuf_alloc(&ws->w, KERNELS_MEM_MSM, n_witness * sizeof(dev_fr_t))) < 0) ||
         (rc = kbuf_alloc(&ws->stage[0], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0 ||
         (rc = kbuf_alloc(&ws->stage[1], KERNELS_MEM_PINNED, h_chunk(n) * sizeof(dev_fr_t))) < 0)
         goto fail;
@@ -196,6 +207,8 @@ int kernels_prove_ws_new(kernels_prove_ws_t **ret, size_t n, size_t n_witness)
         CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[i], cudaEventDisableTiming));
     for (int i = 0; i < 3; i++)
         CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_in[i], cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreate(&ws->ev_t0));
+    CUDA_TRY(cudaEventCreate(&ws->ev_t1));
     *ret = ws;
     return 0;
 fail:
@@ -228,15 +241,17 @@ fail:
 int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n, const void **d_w)
 {
     int rc = 0, dev = -1;
+    void *dst;
     if (!ws || !d_w || (n && !w) || n > ws->n_witness)
         return -EINVAL;
     CUDA_TRY(cudaGetDevice(&dev));
     if (dev != ws->device)
         return -EINVAL;
-    if ((rc = ws_upload(ws, ws->w.p, w, n)) < 0)
+    dst = ws_witness_in_b(ws->n, ws->n_witness) ? ws->d[1].p : ws->w.p;
+    if ((rc = ws_upload(ws, dst, w, n)) < 0)
         goto fail;
     CUDA_TRY(cudaStreamSynchronize(ws->s_copy));
-    *d_w = ws->w.p;
+    *d_w = dst;
     return 0;
 fail:
     cudaStreamSynchronize(ws->s_copy);
@@ -254,6 +269,7 @@ int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b, con
     if (dev != ws->device)
         return -EINVAL;
     L = ws->log_n;
+    CUDA_TRY(cudaEventRecord(ws->ev_t0, ws->s_copy));
     /* a, b, c travel through the two staging buffers in turn on s_copy;
      * each array's transforms start on s_comp as soon as it is on the
      * device, while the next one travels */
@@ -268,7 +284,13 @@ int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b, con
     if ((rc = h_combine((dev_fr_t *)ws->d[0].p, (const dev_fr_t *)ws->d[1].p, (const dev_fr_t *)ws->d[2].p, L,
                         ws->s_comp)) < 0)
         goto fail;
+    CUDA_TRY(cudaEventRecord(ws->ev_t1, ws->s_comp));
     CUDA_TRY(cudaStreamSynchronize(ws->s_comp));
+    {
+        float ms = 0;
+        CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_t0, ws->ev_t1));
+        ws->last_ms = ms;
+    }
     *d_h = ws->d[0].p;
     return 0;
 fail:
@@ -276,6 +298,11 @@ fail:
     cudaStreamSynchronize(ws->s_copy);
     cudaStreamSynchronize(ws->s_comp);
     return rc;
+}
+
+double kernels_prove_ws_last_ms(const kernels_prove_ws_t *ws)
+{
+    return ws ? ws->last_ms : 0;
 }
 
 int kernels_compute_h(void *h, const void *a, const void *b, const void *c, size_t n)

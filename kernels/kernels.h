@@ -183,8 +183,9 @@ int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
 /*
  * A prover worker's workspace on the current device: a, b and c of a
  * size-n domain on the device (a, which becomes h, as KERNELS_MEM_H; b and
- * c as KERNELS_MEM_ABC), room for a witness of n_witness values
- * (KERNELS_MEM_MSM), two page-locked staging buffers the host arrays travel
+ * c as KERNELS_MEM_ABC), room for a witness of n_witness values (b's place
+ * once H is done with it when n_witness <= n, else a buffer of its own,
+ * KERNELS_MEM_MSM), two page-locked staging buffers the host arrays travel
  * through (KERNELS_MEM_PINNED), two streams. Made once and reused by every
  * proof of that shape: a proof then allocates, frees and synchronizes
  * nothing device-wide, so workers on one device overlap.
@@ -205,11 +206,15 @@ void kernels_prove_ws_bytes(size_t n, size_t n_witness, size_t *device_bytes,
  */
 int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b,
                        const void *c, const void **d_h);
+/* The device time of the workspace's last kernels_prove_ws_h (CUDA
+ * events from the first upload to h, ms). */
+double kernels_prove_ws_last_ms(const kernels_prove_ws_t *ws);
 /*
  * The witness w (n <= n_witness Montgomery fr_t, host memory) copied to the
  * workspace's device once, so that the MSMs over it (L, A, B_g1) read it
  * in place instead of each copying it again: *d_w is valid until the next
- * upload or free. Returns once the copy is complete.
+ * upload, kernels_prove_ws_h (which may reuse its place) or free. Returns
+ * once the copy is complete.
  */
 int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n,
                              const void **d_w);
@@ -221,6 +226,16 @@ enum kernels_curve {
     KERNELS_CURVE_G2, /* bases g2_affine_t (192 B), result g2_jac_t */
 };
 
+/* Options of one MSM call. */
+struct kernels_msm_opts {
+    unsigned window; /* bits per window: 0 = chosen from the size, else 2 .. 20 */
+    /* scalars per pass: 0 = as many as one pass can sort (windows x chunk
+     * below 2^31: every size up to 2^26 in one pass, 2^27 in two); else a
+     * multiple of 64 (-EINVAL otherwise), which sizes the call's scratch
+     * (kernels_msm_scratch_bytes): a device budget sets it */
+    size_t chunk;
+};
+
 /*
  * ret (a g1_jac_t or g2_jac_t, host memory) = sum_i scalars[i] base(i), with
  * msm_g1's semantics (prover/msm.h): scalars are n_scalars Montgomery fr_t
@@ -228,10 +243,10 @@ enum kernels_curve {
  * memory (read in place, e.g. kernels_prove_ws_h's h); density NULL: variable i uses bases[i] (n_bases >=
  * n_scalars); otherwise bit i of density says whether variable i has a base
  * and bases holds those in order (n_bases = their count, else -EINVAL).
- * Bases are affine, infinity (0, 0), in host memory (copied for the call).
+ * Bases are affine, infinity (0, 0), in host memory (copied pass by pass).
  * window: bits per window, 0 = chosen from the size, else 2 .. 20.
  * n_scalars = 0 gives infinity. Synchronous. -EOVERFLOW above 2^31 - 1
- * scalars (or window count x scalars).
+ * scalars.
  */
 int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
                 size_t n_bases, const void *scalars, size_t n_scalars,
@@ -249,21 +264,39 @@ void kernels_host_free(void *p);
 /*
  * The scratch one MSM call of this shape takes, as it would reserve it
  * (device memory, page-locked staging) in its workspace: to budget device
- * memory for concurrent callers. host_bases: bases copied for the call
- * (kernels_msm) rather than resident. 0 or -errno (-EOVERFLOW: too large).
+ * memory for concurrent callers. host_bases: bases read from host memory
+ * pass by pass (kernels_msm, kernels_msm_bases_host) rather than resident;
+ * chunk as kernels_msm_opts. 0 or -errno (-EOVERFLOW: too large, -EINVAL:
+ * a chunk that is not a multiple of 64).
  */
 int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars,
                               size_t n_bases, int has_density,
                               int scalars_on_device, int host_bases,
-                              size_t *device_bytes, size_t *pinned_bytes);
+                              size_t chunk, size_t *device_bytes,
+                              size_t *pinned_bytes);
 
-/* Bases uploaded once and kept on the current device (KERNELS_MEM_PARAMS). */
+/* The most scalars one pass of this curve and size can take (the chunk
+ * that needs no second pass below it), for budgets. */
+size_t kernels_msm_max_chunk(size_t n_scalars);
+
+/* Bases for kernels_msm_run: uploaded once and kept on the current device
+ * (kernels_msm_bases_upload, KERNELS_MEM_PARAMS), or left in host memory and
+ * streamed to the device pass by pass at every call, overlapped with the
+ * work on the pass before (kernels_msm_bases_host: for a key that does not
+ * fit the device; the handle borrows bases, which must outlive it). */
 typedef struct kernels_msm_bases kernels_msm_bases_t;
 int kernels_msm_bases_upload(kernels_msm_bases_t **ret, enum kernels_curve curve,
                              const void *bases, size_t n_bases);
+int kernels_msm_bases_host(kernels_msm_bases_t **ret, enum kernels_curve curve,
+                           const void *bases, size_t n_bases);
 /* Frees the handle and its device memory; NULL is accepted. */
 void kernels_msm_bases_free(kernels_msm_bases_t *bases);
-/* kernels_msm with the handle's bases (n_bases = the handle's count). */
+/* kernels_msm with the handle's bases (n_bases = the handle's count) and
+ * opts (NULL: the defaults). */
+int kernels_msm_run(void *ret, const kernels_msm_bases_t *bases,
+                    const void *scalars, size_t n_scalars,
+                    const uint64_t *density, const struct kernels_msm_opts *opts);
+/* kernels_msm_run with only a window. */
 int kernels_msm_resident(void *ret, const kernels_msm_bases_t *bases,
                          const void *scalars, size_t n_scalars,
                          const uint64_t *density, unsigned window);
@@ -282,6 +315,8 @@ struct kernels_msm_shape {
     size_t n_scalars, n_bases;
     int has_density;       /* scalars selected by a density bitmap */
     int scalars_on_device; /* read in place; otherwise pageable host memory */
+    int host_bases;        /* bases streamed from host memory */
+    size_t chunk;          /* as kernels_msm_opts */
 };
 /*
  * Puts count workspaces of curve on the current device into the pool (new
@@ -294,22 +329,27 @@ int kernels_msm_prepare(enum kernels_curve curve, const struct kernels_msm_shape
                         unsigned count);
 
 /* Where the time of one MSM call went: device phases from CUDA events on
- * the call's stream, the rest from the host clock (ms). */
+ * the call's streams, summed over its passes, the rest from the host clock
+ * (ms). */
 struct kernels_msm_profile {
     size_t n;          /* scalars */
     unsigned window;   /* bits per window */
     unsigned windows;  /* number of windows */
+    unsigned passes;   /* passes over the scalars */
+    size_t chunk;      /* scalars per pass */
     double setup_ms;   /* host: workspace (de)allocations, density prefix */
     double digits_ms;  /* scalars through the staging buffers, signed digits */
     double sort_ms;    /* radix sort by bucket, bucket bounds */
-    double bases_ms;   /* host bases copied in (second stream, overlaps the
-                          sort; 0 for resident bases) */
+    double bases_ms;   /* host bases copied in (second stream, overlapping
+                          the passes before; 0 for resident bases) */
     double buckets_ms; /* waiting for the bases, bucket sums, the ones */
     double reduce_ms;  /* window reductions, Horner, result copied out */
     double segments_ms; /* of reduce_ms: the ones' sums, running sums of segments */
     double groups_ms;   /* of reduce_ms: segment sums added into window sums */
     double final_ms;    /* of reduce_ms: the windows' last sums copied out, their
                            sums and Horner over the windows on the host */
+    double device_ms;  /* the device's span from the first pass to the result
+                          copied out (CUDA events) */
     double total_ms;   /* host: the whole call */
 };
 /* The calling thread's last successful MSM; -ENOENT before the first. */

@@ -152,7 +152,7 @@ void kernels_prove_ws_free(kernels_prove_ws_t *ws)
 void kernels_prove_ws_bytes(size_t n, size_t n_witness, size_t *device_bytes, size_t *pinned_bytes)
 {
     size_t chunk = n < ((size_t)1 << 21) ? n : ((size_t)1 << 21);
-    *device_bytes = (3 * n + n_witness) * 32;
+    *device_bytes = (3 * n + (n_witness <= n ? 0 : n_witness)) * 32; /* the witness in b's place when it fits */
     *pinned_bytes = 2 * chunk * 32;
 }
 
@@ -163,6 +163,12 @@ int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b, con
     return -ENODEV;
 }
 
+double kernels_prove_ws_last_ms(const kernels_prove_ws_t *ws)
+{
+    (void)ws;
+    return 0;
+}
+
 int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n, const void **d_w)
 {
     if (!ws || !d_w || (n && !w))
@@ -171,16 +177,24 @@ int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n, co
 }
 
 int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars, size_t n_bases, int has_density,
-                              int scalars_on_device, int host_bases, size_t *device_bytes, size_t *pinned_bytes)
+                              int scalars_on_device, int host_bases, size_t chunk, size_t *device_bytes,
+                              size_t *pinned_bytes)
 {
     (void)n_scalars;
     (void)n_bases;
     (void)has_density;
     (void)scalars_on_device;
     (void)host_bases;
-    if ((unsigned)curve > KERNELS_CURVE_G2 || !device_bytes || !pinned_bytes)
+    if ((unsigned)curve > KERNELS_CURVE_G2 || !device_bytes || !pinned_bytes || (chunk & 63))
         return -EINVAL;
     return -ENODEV;
+}
+
+size_t kernels_msm_max_chunk(size_t n_scalars)
+{
+    /* the CUDA build's bound: 16-bit windows (8 up to 4096 scalars), pairs below 2^31 */
+    size_t windows = n_scalars <= 4096 ? 32 : 16;
+    return ((size_t)0x7fffffff / windows) & ~(size_t)63;
 }
 
 int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
@@ -200,6 +214,25 @@ int kernels_msm_bases_upload(kernels_msm_bases_t **ret, enum kernels_curve curve
                              const void *bases, size_t n_bases)
 {
     if (!ret || (unsigned)curve > KERNELS_CURVE_G2 || (n_bases && !bases))
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_msm_bases_host(kernels_msm_bases_t **ret, enum kernels_curve curve, const void *bases, size_t n_bases)
+{
+    if (!ret || (unsigned)curve > KERNELS_CURVE_G2 || (n_bases && !bases))
+        return -EINVAL;
+    return -ENODEV;
+}
+
+int kernels_msm_run(void *ret, const kernels_msm_bases_t *bases, const void *scalars, size_t n_scalars,
+                    const uint64_t *density, const struct kernels_msm_opts *opts)
+{
+    (void)ret;
+    (void)scalars;
+    (void)n_scalars;
+    (void)density;
+    if (!bases || (opts && (opts->chunk & 63)))
         return -EINVAL;
     return -ENODEV;
 }

@@ -29,13 +29,23 @@ static int ws_destroy(struct msm_ws *ws)
         cudaStreamSynchronize(ws->s0);
     if (ws->s1)
         cudaStreamSynchronize(ws->s1);
-    cudaEvent_t *evs[] = {&ws->ev_stage[0], &ws->ev_stage[1], &ws->ev_bases0, &ws->ev_bases1};
+    cudaEvent_t *evs[] = {&ws->ev_stage[0],   &ws->ev_stage[1],   &ws->ev_bstage[0],
+                          &ws->ev_bstage[1],  &ws->ev_bases_in[0], &ws->ev_bases_in[1],
+                          &ws->ev_bases_used[0], &ws->ev_bases_used[1]};
     for (cudaEvent_t *e : evs)
         if (*e)
             cudaEventDestroy(*e);
-    for (int i = 0; i < MSM_T_COUNT; i++)
-        if (ws->ev_t[i])
-            cudaEventDestroy(ws->ev_t[i]);
+    for (int i = 0; i < MSM_R_COUNT; i++)
+        if (ws->ev_r[i])
+            cudaEventDestroy(ws->ev_r[i]);
+    for (unsigned p = 0; p < ws->ev_passes; p++) {
+        for (int i = 0; i < MSM_P_COUNT; i++)
+            cudaEventDestroy(ws->ev_p[p][i]);
+        cudaEventDestroy(ws->ev_b[p][0]);
+        cudaEventDestroy(ws->ev_b[p][1]);
+    }
+    free(ws->ev_p);
+    free(ws->ev_b);
     if (ws->s0)
         cudaStreamDestroy(ws->s0);
     if (ws->s1)
@@ -43,7 +53,8 @@ static int ws_destroy(struct msm_ws *ws)
     struct kbuf *bufs[] = {&ws->sc, &ws->keys[0], &ws->keys[1], &ws->vals[0], &ws->vals[1],
                            &ws->start, &ws->end, &ws->buck, &ws->head, &ws->tail, &ws->seg[0], &ws->seg[1],
                            &ws->ones[0], &ws->ones[1], &ws->fin, &ws->dens, &ws->pref,
-                           &ws->bases, &ws->tmp, &ws->stage[0], &ws->stage[1]};
+                           &ws->bases[0], &ws->bases[1], &ws->tmp, &ws->stage[0], &ws->stage[1],
+                           &ws->bstage[0], &ws->bstage[1]};
     for (struct kbuf *b : bufs)
         if ((r = kbuf_free(b)) < 0 && rc == 0)
             rc = r;
@@ -80,12 +91,14 @@ int msm_ws_take(struct msm_ws **ret, size_t point_bytes)
     ws->point_bytes = point_bytes;
     CUDA_TRY(cudaStreamCreateWithFlags(&ws->s0, cudaStreamNonBlocking));
     CUDA_TRY(cudaStreamCreateWithFlags(&ws->s1, cudaStreamNonBlocking));
-    CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[0], cudaEventDisableTiming));
-    CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[1], cudaEventDisableTiming));
-    CUDA_TRY(cudaEventCreate(&ws->ev_bases0));
-    CUDA_TRY(cudaEventCreate(&ws->ev_bases1));
-    for (int i = 0; i < MSM_T_COUNT; i++)
-        CUDA_TRY(cudaEventCreate(&ws->ev_t[i]));
+    for (int i = 0; i < 2; i++) {
+        CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_stage[i], cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_bstage[i], cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_bases_in[i], cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreateWithFlags(&ws->ev_bases_used[i], cudaEventDisableTiming));
+    }
+    for (int i = 0; i < MSM_R_COUNT; i++)
+        CUDA_TRY(cudaEventCreate(&ws->ev_r[i]));
     *ret = ws;
     return 0;
 fail:
@@ -114,6 +127,37 @@ int msm_ws_reserve(struct kbuf *b, int role, size_t bytes)
     if ((rc = kbuf_free(b)) < 0)
         return rc;
     return kbuf_alloc(b, role, bytes);
+}
+
+int msm_ws_events(struct msm_ws *ws, unsigned passes)
+{
+    int rc = 0;
+    if (passes <= ws->ev_passes)
+        return 0;
+    cudaEvent_t(*p)[MSM_P_COUNT] = (cudaEvent_t(*)[MSM_P_COUNT])realloc(ws->ev_p, passes * sizeof *p);
+    if (p)
+        ws->ev_p = p;
+    cudaEvent_t(*b)[2] = (cudaEvent_t(*)[2])realloc(ws->ev_b, passes * sizeof *b);
+    if (b)
+        ws->ev_b = b;
+    if (!p || !b)
+        return -ENOMEM;
+    /* ev_passes counts the passes whose events all exist */
+    for (; ws->ev_passes < passes; ws->ev_passes++) {
+        unsigned q = ws->ev_passes;
+        int made = 0;
+        for (; made < MSM_P_COUNT + 2; made++) {
+            cudaEvent_t *e = made < MSM_P_COUNT ? &ws->ev_p[q][made] : &ws->ev_b[q][made - MSM_P_COUNT];
+            if ((rc = CUDA_CHECK(cudaEventCreate(e))) < 0)
+                break;
+        }
+        if (rc < 0) {
+            for (int i = 0; i < made; i++)
+                cudaEventDestroy(i < MSM_P_COUNT ? ws->ev_p[q][i] : ws->ev_b[q][i - MSM_P_COUNT]);
+            return rc;
+        }
+    }
+    return 0;
 }
 
 void msm_note_profile(const struct kernels_msm_profile *p)
@@ -155,9 +199,11 @@ template <class F>
 static int msm_ws_grow(struct msm_ws *ws, const struct kernels_msm_shape *sh)
 {
     struct msm_plan pl;
-    int rc = msm_plan_make<F>(&pl, sh->n_scalars, sh->n_bases, sh->has_density != 0, /* copy_bases= */ false,
-                              sh->scalars_on_device ? MSM_SRC_DEVICE : MSM_SRC_PAGEABLE, 0);
-    return rc < 0 ? rc : msm_scratch<F>(ws, &pl, NULL, NULL);
+    int rc = msm_plan_make<F>(&pl, sh->n_scalars, sh->n_bases, sh->has_density != 0, sh->host_bases != 0,
+                              sh->scalars_on_device ? MSM_SRC_DEVICE : MSM_SRC_PAGEABLE, 0, sh->chunk, 0);
+    if (rc == 0)
+        rc = msm_scratch<F>(ws, &pl, NULL, NULL);
+    return rc < 0 ? rc : msm_ws_events(ws, (unsigned)pl.passes);
 }
 
 int kernels_msm_prepare(enum kernels_curve curve, const struct kernels_msm_shape *shapes, size_t n_shapes,
@@ -190,12 +236,10 @@ int kernels_msm_prepare(enum kernels_curve curve, const struct kernels_msm_shape
 }
 
 int msm_run_g1(dev_jac_t<dev_fp_t> *ret, const dev_affine_t<dev_fp_t> *host_bases,
-               const dev_affine_t<dev_fp_t> *dev_bases, size_t n_bases,
-               const dev_fr_t *scalars, size_t n, const uint64_t *density,
-               unsigned window)
+               const dev_affine_t<dev_fp_t> *dev_bases, size_t n_bases, const dev_fr_t *scalars, size_t n,
+               const uint64_t *density, const struct kernels_msm_opts *opts)
 {
-    return msm_run<dev_fp_t>(ret, host_bases, dev_bases, n_bases, scalars, n,
-                             density, window);
+    return msm_run<dev_fp_t>(ret, host_bases, dev_bases, n_bases, scalars, n, density, opts);
 }
 
 /* ---- API --------------------------------------------------------------- */
@@ -211,8 +255,15 @@ static size_t msm_point_bytes(enum kernels_curve curve)
     return 0;
 }
 
+size_t kernels_msm_max_chunk(size_t n_scalars)
+{
+    unsigned c = msm_window_for(n_scalars);
+    return msm_max_chunk((int)((256 + c - 1) / c));
+}
+
 int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars, size_t n_bases, int has_density,
-                              int scalars_on_device, int host_bases, size_t *device_bytes, size_t *pinned_bytes)
+                              int scalars_on_device, int host_bases, size_t chunk, size_t *device_bytes,
+                              size_t *pinned_bytes)
 {
     struct msm_plan pl;
     enum msm_src src = scalars_on_device ? MSM_SRC_DEVICE : MSM_SRC_PAGEABLE;
@@ -223,37 +274,32 @@ int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars, size_t
     if (n_scalars == 0)
         return 0;
     if (curve == KERNELS_CURVE_G1) {
-        if ((rc = msm_plan_make<dev_fp_t>(&pl, n_scalars, n_bases, has_density, host_bases, src, 0)) < 0)
+        if ((rc = msm_plan_make<dev_fp_t>(&pl, n_scalars, n_bases, has_density, host_bases, src, 0, chunk, 0)) < 0)
             return rc;
         return msm_scratch<dev_fp_t>(NULL, &pl, device_bytes, pinned_bytes);
     }
     if (curve == KERNELS_CURVE_G2) {
-        if ((rc = msm_plan_make<dev_fp2_t>(&pl, n_scalars, n_bases, has_density, host_bases, src, 0)) < 0)
+        if ((rc = msm_plan_make<dev_fp2_t>(&pl, n_scalars, n_bases, has_density, host_bases, src, 0, chunk, 0)) < 0)
             return rc;
         return msm_scratch<dev_fp2_t>(NULL, &pl, device_bytes, pinned_bytes);
     }
     return -EINVAL;
 }
 
-int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
-                size_t n_bases, const void *scalars, size_t n_scalars,
-                const uint64_t *density, unsigned window)
+int kernels_msm(void *ret, enum kernels_curve curve, const void *bases, size_t n_bases, const void *scalars,
+                size_t n_scalars, const uint64_t *density, unsigned window)
 {
+    struct kernels_msm_opts o = {window, 0};
     if (curve == KERNELS_CURVE_G1)
-        return msm_run_g1((dev_jac_t<dev_fp_t> *)ret,
-                                 (const dev_affine_t<dev_fp_t> *)bases, NULL,
-                                 n_bases, (const dev_fr_t *)scalars, n_scalars,
-                                 density, window);
+        return msm_run_g1((dev_jac_t<dev_fp_t> *)ret, (const dev_affine_t<dev_fp_t> *)bases, NULL, n_bases,
+                          (const dev_fr_t *)scalars, n_scalars, density, &o);
     if (curve == KERNELS_CURVE_G2)
-        return msm_run_g2((dev_jac_t<dev_fp2_t> *)ret,
-                                  (const dev_affine_t<dev_fp2_t> *)bases, NULL,
-                                  n_bases, (const dev_fr_t *)scalars, n_scalars,
-                                  density, window);
+        return msm_run_g2((dev_jac_t<dev_fp2_t> *)ret, (const dev_affine_t<dev_fp2_t> *)bases, NULL, n_bases,
+                          (const dev_fr_t *)scalars, n_scalars, density, &o);
     return -EINVAL;
 }
 
-int kernels_msm_bases_upload(kernels_msm_bases_t **ret, enum kernels_curve curve,
-                             const void *bases, size_t n_bases)
+int kernels_msm_bases_upload(kernels_msm_bases_t **ret, enum kernels_curve curve, const void *bases, size_t n_bases)
 {
     size_t pb = msm_point_bytes(curve);
     kernels_msm_bases_t *h;
@@ -278,6 +324,21 @@ fail:
     return rc;
 }
 
+int kernels_msm_bases_host(kernels_msm_bases_t **ret, enum kernels_curve curve, const void *bases, size_t n_bases)
+{
+    kernels_msm_bases_t *h;
+    if (!ret || !msm_point_bytes(curve) || (n_bases && !bases))
+        return -EINVAL;
+    h = (kernels_msm_bases_t *)calloc(1, sizeof *h);
+    if (!h)
+        return -ENOMEM;
+    h->curve = curve;
+    h->n = n_bases;
+    h->host = bases;
+    *ret = h;
+    return 0;
+}
+
 void kernels_msm_bases_free(kernels_msm_bases_t *h)
 {
     if (!h)
@@ -286,21 +347,25 @@ void kernels_msm_bases_free(kernels_msm_bases_t *h)
     free(h);
 }
 
-int kernels_msm_resident(void *ret, const kernels_msm_bases_t *h,
-                         const void *scalars, size_t n_scalars,
-                         const uint64_t *density, unsigned window)
+int kernels_msm_run(void *ret, const kernels_msm_bases_t *h, const void *scalars, size_t n_scalars,
+                    const uint64_t *density, const struct kernels_msm_opts *opts)
 {
     if (!h)
         return -EINVAL;
     if (h->curve == KERNELS_CURVE_G1)
-        return msm_run_g1((dev_jac_t<dev_fp_t> *)ret, NULL,
-                                 (const dev_affine_t<dev_fp_t> *)h->buf.p, h->n,
-                                 (const dev_fr_t *)scalars, n_scalars, density,
-                                 window);
+        return msm_run_g1((dev_jac_t<dev_fp_t> *)ret, (const dev_affine_t<dev_fp_t> *)h->host,
+                          h->host ? NULL : (const dev_affine_t<dev_fp_t> *)h->buf.p, h->n,
+                          (const dev_fr_t *)scalars, n_scalars, density, opts);
     if (h->curve == KERNELS_CURVE_G2)
-        return msm_run_g2((dev_jac_t<dev_fp2_t> *)ret, NULL,
-                                  (const dev_affine_t<dev_fp2_t> *)h->buf.p, h->n,
-                                  (const dev_fr_t *)scalars, n_scalars, density,
-                                  window);
+        return msm_run_g2((dev_jac_t<dev_fp2_t> *)ret, (const dev_affine_t<dev_fp2_t> *)h->host,
+                          h->host ? NULL : (const dev_affine_t<dev_fp2_t> *)h->buf.p, h->n,
+                          (const dev_fr_t *)scalars, n_scalars, density, opts);
     return -EINVAL;
+}
+
+int kernels_msm_resident(void *ret, const kernels_msm_bases_t *h, const void *scalars, size_t n_scalars,
+                         const uint64_t *density, unsigned window)
+{
+    struct kernels_msm_opts o = {window, 0};
+    return kernels_msm_run(ret, h, scalars, n_scalars, density, &o);
 }

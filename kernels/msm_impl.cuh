@@ -3,40 +3,47 @@
  * coordinate field): ret = sum_i s_i P_i with the semantics of msm_g1 /
  * msm_g2 (prover/msm.h), density bitmaps included.
  *
- * Pippenger's bucket method with signed digits:
+ * Pippenger's bucket method with signed digits, over the scalars in passes
+ * of `chunk` scalars (all of them when they fit one pass): a pass's digits
+ * are sorted and summed into the call's buckets, which outlive the passes,
+ * so a pass's scratch is sized to the chunk, not to n, and a pass never
+ * sorts 2^31 pairs or more (cub's counts are 32-bit):
  *  1. digits: each scalar (from Montgomery form) is cut into nw = ceil(256/c)
  *     signed c-bit digits in [-2^(c-1), 2^(c-1)]; each nonzero digit d of
- *     window w becomes a pair (key = w 2^(c-1) + |d| - 1, value = base index
- *     with the sign in bit 31). Scalars 0 give no pair; scalars 1 give one
- *     pair with the key ONE, summed apart (witnesses are full of bits, and
- *     one bucket holding all of them would serialize on one thread).
+ *     window w becomes a pair (key = w 2^(c-1) + |d| - 1, value = the index
+ *     of its base in the pass's bases, with the sign in bit 31). Scalars 0
+ *     give no pair; scalars 1 give one pair with the key ONE, summed apart
+ *     (witnesses are full of bits, and one bucket holding all of them would
+ *     serialize on one thread).
  *  2. sort: cub::DeviceRadixSort orders the pairs by key, so each bucket's
  *     points are contiguous; a boundary pass finds each bucket's range.
  *  3. buckets: the sorted pairs of real buckets are cut into equal chunks,
  *     one per thread; a thread sums each run of one bucket in its chunk
- *     (XYZZ, mixed adds) and writes a run that is the whole bucket
- *     straight to it; a bucket that crosses chunks is put together from
- *     the pieces by the thread whose chunk it starts in (segmented
- *     combine). A bucket of 17,000 points then costs what 17,000 points
- *     spread over many buckets cost, where one thread per bucket summed it
- *     alone (witness scalars repeat values: 4-7x slower than random).
- *  4. windows: segments of 8 buckets are reduced with running sums
- *     (sum_j (j+1) B_j) in parallel, then summed in groups of 8 until at
- *     most 16 are left per window. The reduction is latency-bound (one
- *     thread's chain of dependent additions, about 35 us each on the H200
- *     for G1), so it keeps every chain short: segments and groups of 32
- *     and a one-thread Horner on the device were a fixed 17 ms for G1 and
- *     50 ms for G2 at every size.
+ *     (XYZZ, mixed adds) and adds a run that is the whole bucket straight
+ *     to it; a bucket that crosses chunks is put together from the pieces
+ *     by the thread whose chunk it starts in (segmented combine). A bucket
+ *     of 17,000 points then costs what 17,000 points spread over many
+ *     buckets cost, where one thread per bucket summed it alone (witness
+ *     scalars repeat values: 4-7x slower than random).
+ *  4. windows, once after the last pass: segments of 8 buckets are reduced
+ *     with running sums (sum_j (j+1) B_j) in parallel, then summed in groups
+ *     of 8 until at most 16 are left per window. The reduction is
+ *     latency-bound (one thread's chain of dependent additions, about 35 us
+ *     each on the H200 for G1), so it keeps every chain short: segments and
+ *     groups of 32 and a one-thread Horner on the device were a fixed 17 ms
+ *     for G1 and 50 ms for G2 at every size.
  *  5. final, on the host (the prover's CPU curve code, a microsecond an
  *     addition): each window's last sums, Horner over the windows (c
  *     doublings each), plus the ones.
- * Page-locked scalars (kernels_host_alloc) are copied chunk by chunk on a
- * second stream while the digits of the previous chunk are computed;
- * pageable ones go through page-locked staging buffers, filled by several
- * host threads; host
- * bases are copied on a second stream while the digits are sorted. Scratch
- * memory comes from a pool of reusable workspaces (struct msm_ws), and each
- * call's phases are timed with CUDA events (kernels_msm_last_profile).
+ * Bases are resident on the device, or in host memory (the proving key
+ * when it does not fit the device): then each pass's bases travel to one
+ * of two device buffers through page-locked staging on a second stream
+ * while the device works on the pass before. Page-locked scalars are
+ * copied on the second stream while the digits of the previous piece are
+ * computed; pageable ones go through page-locked staging buffers, filled
+ * by several host threads. Scratch memory comes from a pool of reusable
+ * workspaces (struct msm_ws), and each call's phases are timed with CUDA
+ * events (kernels_msm_last_profile).
  */
 #ifndef ZKB_KERNELS_MSM_IMPL_CUH
 #define ZKB_KERNELS_MSM_IMPL_CUH
@@ -54,8 +61,9 @@
 #include "kernels/cuda_check.cuh"
 #include "kernels/curve.cuh"
 #include "kernels/host_copy.cuh"
-#include "kernels/msm_digits.cuh"
 #include "kernels/kernels.h"
+#include "kernels/msm_kernels.cuh"
+#include "kernels/msm_passes.h"
 
 #include "kernels/msm_final.h"
 
@@ -64,269 +72,17 @@
 #define MSM_HOST_SUMS 16      /* sums per window left to the host */
 #define MSM_ONES_THREADS 1024 /* threads summing the points of scalars 1 */
 #define MSM_CHUNK ((size_t)1 << 20) /* scalars per staging copy (32 MiB) */
+#define MSM_BASE_PIECE ((size_t)32 << 20) /* bytes of host bases per staging copy */
+#define MSM_MAX_ITEMS 0x7fffffffu /* pairs one pass may sort (cub's int count) */
+#define MSM_MAX_PASSES 4096
 
+/* Bases kept on the device (buf) or borrowed from host memory (host). */
 struct kernels_msm_bases {
     enum kernels_curve curve;
     size_t n;
     struct kbuf buf;
+    const void *host;
 };
-
-/* ---- kernels ----------------------------------------------------------- */
-
-static __global__ void msm_digits_kernel(const dev_fr_t *scalars, size_t i0, size_t i1,
-                                  size_t n, const uint64_t *density,
-                                  const uint32_t *prefix, uint32_t *keys,
-                                  uint32_t *vals, int c, int nw)
-{
-    const uint32_t nb = (uint32_t)nw << (c - 1);
-    const uint32_t key_one = nb, key_none = nb + 1;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = i0 + (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < i1;
-         i += stride) {
-        uint32_t base = (uint32_t)i;
-        bool has = true;
-        if (density) {
-            uint64_t word = density[i >> 6];
-            unsigned bit = i & 63;
-            has = (word >> bit) & 1;
-            base = prefix[i >> 6] +
-                   (uint32_t)__popcll(word & ((1ull << bit) - 1));
-        }
-        dev_fr_t s;
-        if (has) {
-            dev_fr_t one_plain = {};
-            one_plain.l[0] = 1;
-            field_mul(s, scalars[i], one_plain); /* out of Montgomery form */
-        } else {
-            field_zero(s);
-        }
-        bool is_one = s.l[0] == 1;
-        for (int j = 1; j < 8; j++)
-            is_one = is_one && s.l[j] == 0;
-        if (field_is_zero(s) || is_one) {
-            for (int w = 0; w < nw; w++) {
-                keys[(size_t)w * n + i] = w == 0 && is_one ? key_one : key_none;
-                vals[(size_t)w * n + i] = base;
-            }
-            continue;
-        }
-        uint32_t carry = 0;
-        for (int w = 0; w < nw; w++) {
-            bool neg;
-            uint32_t mag = msm_signed_digit(s.l, w, c, &carry, &neg);
-            size_t slot = (size_t)w * n + i;
-            if (mag == 0) {
-                keys[slot] = key_none;
-                vals[slot] = base;
-            } else {
-                keys[slot] = ((uint32_t)w << (c - 1)) | (mag - 1);
-                vals[slot] = base | ((uint32_t)neg << 31);
-            }
-        }
-    }
-}
-
-/* start[k], end[k]: the range of key k <= nb (ONE included) in sorted keys;
- * start[nb + 1]: the number of pairs of real buckets (keys < nb), which
- * come first. start and end must be zeroed before. */
-static __global__ void msm_bounds_kernel(const uint32_t *keys, size_t m,
-                                  uint32_t *start, uint32_t *end, uint32_t nb)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < m;
-         i += stride) {
-        uint32_t k = keys[i];
-        if (k > nb)
-            continue;
-        if (i == 0 || keys[i - 1] != k)
-            start[k] = (uint32_t)i;
-        if (i == m - 1 || keys[i + 1] != k)
-            end[k] = (uint32_t)(i + 1);
-        /* the last pair of a real bucket: the count of such pairs */
-        if (k < nb && (i == m - 1 || keys[i + 1] >= nb))
-            start[nb + 1] = (uint32_t)(i + 1);
-    }
-}
-
-template <class F>
-__device__ __forceinline__ void msm_load(dev_affine_t<F> &p,
-                                         const dev_affine_t<F> *bases,
-                                         uint32_t v)
-{
-    p = bases[v & 0x7fffffffu];
-    if (v >> 31)
-        field_neg(p.y, p.y);
-}
-
-/* Chunk t of the count = start[nb + 1] pairs of real buckets: [lo, hi). */
-__device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t count, uint32_t &lo, uint32_t &hi)
-{
-    uint32_t len = (count + chunks - 1) / chunks;
-    lo = t * len < count ? t * len : count;
-    hi = count - lo < len ? count : lo + len;
-}
-
-/* One thread per chunk of the sorted pairs: each run of one bucket is
- * summed; a run that is its whole bucket goes to buckets[k], else it is a
- * piece of a bucket crossing chunks: the chunk's first run goes to head[t],
- * its last to tail[t] (both when they are one run). Every thread makes the
- * same number of additions, one per pair, and a run's end is a short branch
- * inside that one loop: with a loop per run, a warp waited at each run's end
- * for its longest run (on the H200, 333 ms of buckets at 2^24 where one
- * thread per bucket took 210). Empty buckets must be zeroed (infinity)
- * before. */
-template <class F>
-__global__ void __launch_bounds__(128)
-msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
-                      const uint32_t *__restrict__ keys,
-                      const uint32_t *__restrict__ vals,
-                      const uint32_t *__restrict__ start,
-                      const uint32_t *__restrict__ end, uint32_t nb,
-                      uint32_t chunks, dev_xyzz_t<F> *buckets,
-                      dev_xyzz_t<F> *head, dev_xyzz_t<F> *tail)
-{
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, lo, hi;
-    if (t >= chunks)
-        return;
-    msm_chunk(t, chunks, start[nb + 1], lo, hi);
-    if (lo >= hi)
-        return;
-    uint32_t k = keys[lo], b0 = start[k], b1 = end[k];
-    bool first = true;
-    dev_xyzz_t<F> acc;
-    xyzz_set_inf(acc);
-    for (uint32_t j = lo;; j++) {
-        if (j == b1 || j == hi) {
-            /* the run of bucket k ends here */
-            if (b0 >= lo && b1 <= hi)
-                buckets[k] = acc;
-            else {
-                if (first)
-                    head[t] = acc;
-                if (b1 > hi)
-                    tail[t] = acc;
-            }
-            if (j == hi)
-                break;
-            k = keys[j];
-            b0 = start[k];
-            b1 = end[k];
-            first = false;
-            xyzz_set_inf(acc);
-        }
-        dev_affine_t<F> p;
-        msm_load(p, bases, vals[j]);
-        xyzz_add_mixed(acc, acc, p);
-    }
-}
-
-/* The buckets that cross chunks: the thread of the chunk a bucket starts in
- * adds its tail piece and the head pieces of the chunks after it up to the
- * bucket's end. */
-template <class F>
-__global__ void __launch_bounds__(128)
-msm_combine_kernel(const uint32_t *__restrict__ keys,
-                   const uint32_t *__restrict__ start,
-                   const uint32_t *__restrict__ end, uint32_t nb,
-                   uint32_t chunks, dev_xyzz_t<F> *buckets,
-                   const dev_xyzz_t<F> *head, const dev_xyzz_t<F> *tail)
-{
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, lo, hi;
-    if (t >= chunks)
-        return;
-    uint32_t count = start[nb + 1];
-    msm_chunk(t, chunks, count, lo, hi);
-    if (lo >= hi)
-        return;
-    uint32_t k = keys[hi - 1];
-    if (end[k] <= hi || start[k] < lo)
-        return; /* ends in this chunk, or started before it */
-    dev_xyzz_t<F> acc = tail[t];
-    for (uint32_t u = t + 1; u < chunks; u++) {
-        uint32_t ulo, uhi;
-        msm_chunk(u, chunks, count, ulo, uhi);
-        xyzz_add(acc, acc, head[u]);
-        if (end[k] <= uhi)
-            break;
-    }
-    buckets[k] = acc;
-}
-
-/* Partial sums of the points of scalars 1 (key nb): thread t takes every
- * T-th of them. */
-template <class F>
-__global__ void __launch_bounds__(128)
-msm_ones_kernel(const dev_affine_t<F> *__restrict__ bases,
-                const uint32_t *__restrict__ vals, const uint32_t *start,
-                const uint32_t *end, uint32_t nb, dev_xyzz_t<F> *out)
-{
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t T = gridDim.x * blockDim.x;
-    dev_xyzz_t<F> acc;
-    xyzz_set_inf(acc);
-    for (uint32_t j = start[nb] + t, e = end[nb]; j < e; j += T) {
-        dev_affine_t<F> p;
-        msm_load(p, bases, vals[j]);
-        xyzz_add_mixed(acc, acc, p);
-    }
-    out[t] = acc;
-}
-
-/* [k]p for a small k (double and add). */
-template <class F>
-__device__ void xyzz_mul_small(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &p,
-                               uint32_t k)
-{
-    dev_xyzz_t<F> acc;
-    xyzz_set_inf(acc);
-    for (int bit = k ? 31 - __clz((int)k) : -1; bit >= 0; bit--) {
-        xyzz_dbl(acc, acc);
-        if ((k >> bit) & 1)
-            xyzz_add(acc, acc, p);
-    }
-    r = acc;
-}
-
-/* Segment s of window w: sum_{j in [lo, lo+seg)} (j+1) B_j, by running sums
- * from the top: tot = sum (j-lo+1) B_j, acc = sum B_j, then tot + lo acc. */
-template <class F>
-__global__ void __launch_bounds__(128)
-msm_segment_kernel(const dev_xyzz_t<F> *buckets, dev_xyzz_t<F> *out, int c,
-                   int nw, int seg)
-{
-    uint32_t nseg = (1u << (c - 1)) / seg;
-    uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= (uint32_t)nw * nseg)
-        return;
-    uint32_t w = id / nseg, s = id % nseg, lo = s * seg;
-    const dev_xyzz_t<F> *b = buckets + ((size_t)w << (c - 1));
-    dev_xyzz_t<F> acc, tot;
-    xyzz_set_inf(acc);
-    xyzz_set_inf(tot);
-    for (int j = lo + seg - 1; j >= (int)lo; j--) {
-        xyzz_add(acc, acc, b[j]);
-        xyzz_add(tot, tot, acc);
-    }
-    if (lo) {
-        xyzz_mul_small(acc, acc, lo);
-        xyzz_add(tot, tot, acc);
-    }
-    out[id] = tot;
-}
-
-template <class F>
-__global__ void __launch_bounds__(128)
-msm_group_sum_kernel(const dev_xyzz_t<F> *in, dev_xyzz_t<F> *out,
-                     uint32_t groups, int gs)
-{
-    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= groups)
-        return;
-    dev_xyzz_t<F> acc = in[(size_t)g * gs];
-    for (int j = 1; j < gs; j++)
-        xyzz_add(acc, acc, in[(size_t)g * gs + j]);
-    out[g] = acc;
-}
 
 /* ---- host side --------------------------------------------------------- */
 
@@ -353,31 +109,6 @@ static inline void msm_host_final(dev_jac_t<dev_fp2_t> *ret, const dev_xyzz_t<de
     msm_final_g2(ret, sums, nw, m, ones, k, c);
 }
 
-/* Checks the density against n_bases and builds the per-word prefix counts
- * (malloc'ed into *prefix, words entries). */
-static inline int msm_density_prefix(const uint64_t *density, size_t n, size_t n_bases,
-                              uint32_t **prefix, size_t *words)
-{
-    size_t nw = (n + 63) / 64, count = 0;
-    uint32_t *p = (uint32_t *)malloc(nw * sizeof *p);
-    if (!p)
-        return -ENOMEM;
-    for (size_t i = 0; i < nw; i++) {
-        uint64_t w = density[i];
-        if (i == nw - 1 && (n & 63))
-            w &= (1ull << (n & 63)) - 1;
-        p[i] = (uint32_t)count;
-        count += (size_t)__builtin_popcountll(w);
-    }
-    if (count != n_bases) {
-        free(p);
-        return -EINVAL;
-    }
-    *prefix = p;
-    *words = nw;
-    return 0;
-}
-
 /* ---- the workspace --------------------------------------------------- */
 
 /* Everything one MSM call needs besides its inputs: device scratch, the
@@ -387,14 +118,18 @@ static inline int msm_density_prefix(const uint64_t *density, size_t n, size_t n
  * synchronize or are slow, and a Groth16 proof makes five MSMs a partition.
  * Buffers grow to the largest call seen; kernels_msm_release frees them. */
 enum msm_phase {
-    MSM_T_START,   /* after the workspace is ready */
-    MSM_T_DIGITS,  /* scalars copied in, digits written */
-    MSM_T_SORT,    /* sorted, bucket bounds found */
-    MSM_T_BUCKETS, /* bases in, buckets and ones summed */
-    MSM_T_END,     /* windows reduced, their last sums copied out */
-    MSM_T_SEGMENTS, /* within the reduction: segments summed */
-    MSM_T_GROUPS,   /* within the reduction: windows and ones summed */
-    MSM_T_COUNT
+    MSM_P_START,   /* a pass starts */
+    MSM_P_DIGITS,  /* its scalars copied in, digits written */
+    MSM_P_SORT,    /* sorted, bucket bounds found */
+    MSM_P_BUCKETS, /* its bases in, buckets and ones summed */
+    MSM_P_COUNT
+};
+enum msm_reduce_phase {
+    MSM_R_START,    /* the reduction starts (after the last pass) */
+    MSM_R_SEGMENTS, /* segments summed */
+    MSM_R_GROUPS,   /* windows and ones summed */
+    MSM_R_END,      /* their last sums copied out */
+    MSM_R_COUNT
 };
 
 struct msm_ws {
@@ -402,9 +137,13 @@ struct msm_ws {
     int device;
     size_t point_bytes;  /* the curve it serves: affine point bytes (G1 or G2) */
     struct kbuf sc, keys[2], vals[2], start, end, buck, head, tail, seg[2], ones[2], fin,
-        dens, pref, bases, tmp, stage[2];
+        dens, pref, bases[2], tmp, stage[2], bstage[2];
     cudaStream_t s0, s1;
-    cudaEvent_t ev_stage[2], ev_bases0, ev_bases1, ev_t[MSM_T_COUNT];
+    cudaEvent_t ev_stage[2], ev_bstage[2], ev_bases_in[2], ev_bases_used[2], ev_r[MSM_R_COUNT];
+    /* per pass, grown to the most passes seen: the phases (s0) and the
+     * bases' copy (s1) */
+    cudaEvent_t (*ev_p)[MSM_P_COUNT], (*ev_b)[2];
+    unsigned ev_passes;
 };
 
 /* msm.cu: an idle workspace of the current device for points of
@@ -415,6 +154,8 @@ void msm_ws_give(struct msm_ws *ws, bool healthy);
 /* b holds at least bytes (> 0) of role's memory: kept if large enough, else
  * reallocated (contents lost). 0 or -errno. */
 int msm_ws_reserve(struct kbuf *b, int role, size_t bytes);
+/* Events for `passes` passes in ws (created where it has fewer). */
+int msm_ws_events(struct msm_ws *ws, unsigned passes);
 /* Records the calling thread's last profile (kernels_msm_last_profile). */
 void msm_note_profile(const struct kernels_msm_profile *p);
 
@@ -451,34 +192,56 @@ static inline int msm_scalars_src(const void *p, enum msm_src *src)
     return 0;
 }
 
-/* The shape of one MSM call: window, buckets, pairs, chunks, and its sort's
- * scratch (cub's query, which reads no device memory). */
+/* The shape of one MSM call: window, buckets, passes (chunk scalars each)
+ * and the pairs of one pass, the sort's scratch (cub's query, which reads
+ * no device memory). */
 struct msm_plan {
     int c, nw, end_bit;
     uint32_t nb, nseg, chunks;
-    size_t n, items, used_bases, words, chunk, tmp_bytes;
-    bool density, copy_bases;
+    size_t n, chunk, passes, items, used_bases, pass_bases, words, stage, tmp_bytes;
+    bool density, host_bases;
     enum msm_src src;
 };
 
+/* The largest pass: a multiple of 64 scalars (a density word) whose pairs
+ * fit one sort. */
+static inline size_t msm_max_chunk(int nw)
+{
+    return ((size_t)MSM_MAX_ITEMS / (size_t)nw) & ~(size_t)63;
+}
+
+/* pass_bases: the most bases one pass reads; when 0 (a budget, no density
+ * at hand), the upper bound min(chunk, n_bases). */
 template <class F>
-static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool density, bool copy_bases,
-                         enum msm_src src, unsigned window)
+static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool density, bool host_bases,
+                         enum msm_src src, unsigned window, size_t chunk, size_t pass_bases)
 {
     memset(pl, 0, sizeof *pl);
     pl->n = n;
+    if (chunk & 63)
+        return -EINVAL;
+    if (n > MSM_MAX_ITEMS)
+        return -EOVERFLOW;
     pl->c = window ? (int)window : (int)msm_window_for(n);
     pl->nw = (256 + pl->c - 1) / pl->c;
     pl->nb = (uint32_t)pl->nw << (pl->c - 1);
-    pl->items = (size_t)pl->nw * n;
-    if (n > 0x7fffffffu || pl->items > 0x7fffffffu)
+    size_t most = msm_max_chunk(pl->nw);
+    pl->chunk = chunk ? chunk : most;
+    if (pl->chunk > most)
         return -EOVERFLOW;
+    if (pl->chunk >= n)
+        pl->chunk = n;
+    pl->passes = msm_passes_count(n, pl->chunk);
+    if (pl->passes > MSM_MAX_PASSES)
+        return -EOVERFLOW;
+    pl->items = (size_t)pl->nw * pl->chunk;
     pl->end_bit = 32 - __builtin_clz(pl->nb + 1);
     pl->nseg = (1u << (pl->c - 1)) / ((1u << (pl->c - 1)) < MSM_SEG ? (1u << (pl->c - 1)) : MSM_SEG);
     pl->density = density;
     pl->used_bases = density ? n_bases : n;
+    pl->pass_bases = pass_bases ? pass_bases : (pl->chunk < pl->used_bases ? pl->chunk : pl->used_bases);
     pl->words = density ? (n + 63) / 64 : 0;
-    pl->copy_bases = copy_bases && pl->used_bases;
+    pl->host_bases = host_bases && pl->used_bases;
     pl->src = src;
     /* chunks of 64 pairs and more, at most 2^18 (2^17 for G2): enough
      * threads to fill the GPU, pieces of 2 x 48 (96) MiB at most, and a
@@ -488,7 +251,7 @@ static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool den
     pl->chunks = (uint32_t)(pl->items / 64 ? pl->items / 64 : 1);
     if (pl->chunks > (sizeof(F) > 48 ? (1u << 17) : (1u << 18)))
         pl->chunks = sizeof(F) > 48 ? (1u << 17) : (1u << 18);
-    pl->chunk = n < MSM_CHUNK ? n : MSM_CHUNK;
+    pl->stage = pl->chunk < MSM_CHUNK ? pl->chunk : MSM_CHUNK;
     cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
     return CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, pl->tmp_bytes, dk, dv, (int)pl->items, 0,
                                                       pl->end_bit));
@@ -511,7 +274,7 @@ static int msm_scratch(struct msm_ws *ws, const struct msm_plan *pl, size_t *dev
             return rc;                                                             \
     } while (0)
     if (pl->src != MSM_SRC_DEVICE)
-        MSM_NEED(sc, KERNELS_MEM_MSM, pl->n * sizeof(dev_fr_t));
+        MSM_NEED(sc, KERNELS_MEM_MSM, pl->chunk * sizeof(dev_fr_t));
     for (int i = 0; i < 2; i++) {
         MSM_NEED(keys[i], KERNELS_MEM_MSM, pl->items * sizeof(uint32_t));
         MSM_NEED(vals[i], KERNELS_MEM_MSM, pl->items * sizeof(uint32_t));
@@ -531,12 +294,21 @@ static int msm_scratch(struct msm_ws *ws, const struct msm_plan *pl, size_t *dev
         MSM_NEED(dens, KERNELS_MEM_MSM, pl->words * sizeof(uint64_t));
         MSM_NEED(pref, KERNELS_MEM_MSM, pl->words * sizeof(uint32_t));
     }
-    if (pl->copy_bases)
-        MSM_NEED(bases, KERNELS_MEM_MSM, pl->used_bases * sizeof(dev_affine_t<F>));
+    if (pl->host_bases) {
+        /* a pass's bases on the device while the next pass's arrive; pieces
+         * of them through page-locked staging */
+        size_t bytes = pl->pass_bases * sizeof(dev_affine_t<F>);
+        size_t piece = bytes < MSM_BASE_PIECE ? bytes : MSM_BASE_PIECE;
+        MSM_NEED(bases[0], KERNELS_MEM_MSM, bytes);
+        MSM_NEED(bstage[0], KERNELS_MEM_PINNED, piece);
+        MSM_NEED(bstage[1], KERNELS_MEM_PINNED, piece);
+        if (pl->passes > 1)
+            MSM_NEED(bases[1], KERNELS_MEM_MSM, bytes);
+    }
     MSM_NEED(tmp, KERNELS_MEM_MSM, pl->tmp_bytes ? pl->tmp_bytes : 1);
     if (pl->src == MSM_SRC_PAGEABLE) {
-        MSM_NEED(stage[0], KERNELS_MEM_PINNED, pl->chunk * sizeof(dev_fr_t));
-        MSM_NEED(stage[1], KERNELS_MEM_PINNED, pl->chunk * sizeof(dev_fr_t));
+        MSM_NEED(stage[0], KERNELS_MEM_PINNED, pl->stage * sizeof(dev_fr_t));
+        MSM_NEED(stage[1], KERNELS_MEM_PINNED, pl->stage * sizeof(dev_fr_t));
     }
 #undef MSM_NEED
     if (device_bytes)
@@ -546,39 +318,207 @@ static int msm_scratch(struct msm_ws *ws, const struct msm_plan *pl, size_t *dev
     return rc;
 }
 
-/* The digits of scalars [off, off + len) of sc (device memory), on s0. */
-static inline int msm_launch_digits(struct msm_ws *ws, const dev_fr_t *sc, size_t off, size_t len, size_t n,
-                                    const uint64_t *density, int c, int nw)
+/* The digits of scalars [i0 + k0, i0 + k1) of the pass at i0 (len scalars)
+ * from sc (sc[k]: scalar i0 + k), on s0. */
+static inline int msm_launch_digits(struct msm_ws *ws, const struct msm_plan *pl, const dev_fr_t *sc, size_t i0,
+                                    size_t k0, size_t k1, size_t len, uint32_t base_off)
 {
-    msm_digits_kernel<<<blocks_for(len, 256), 256, 0, ws->s0>>>(
-        sc, off, off + len, n, density ? (const uint64_t *)ws->dens.p : NULL,
-        density ? (const uint32_t *)ws->pref.p : NULL, (uint32_t *)ws->keys[0].p, (uint32_t *)ws->vals[0].p, c, nw);
+    msm_digits_kernel<<<blocks_for(k1 - k0, 256), 256, 0, ws->s0>>>(
+        sc, i0, k0, k1, len, pl->density ? (const uint64_t *)ws->dens.p : NULL,
+        pl->density ? (const uint32_t *)ws->pref.p : NULL, base_off, (uint32_t *)ws->keys[0].p,
+        (uint32_t *)ws->vals[0].p, pl->c, pl->nw);
     return CUDA_CHECK_LAUNCH("msm_digits_kernel");
 }
 
-template <class F>
-static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
-                   const dev_affine_t<F> *dev_bases, size_t n_bases,
-                   const dev_fr_t *scalars, size_t n, const uint64_t *density,
-                   unsigned window)
+/* Step 1 for the pass of len scalars at i0: its scalars to the device
+ * (unless they are there) and their digits, on s0. */
+static int msm_pass_digits(struct msm_ws *ws, const struct msm_plan *pl, const dev_fr_t *scalars, size_t i0,
+                           size_t len, uint32_t base_off, cudaEvent_t prev_digits)
 {
-    typedef dev_affine_t<F> aff_t;
+    int rc = 0;
+    dev_fr_t *sc = (dev_fr_t *)ws->sc.p;
+    if (pl->src == MSM_SRC_DEVICE)
+        /* already there (the caller's work that wrote them is complete) */
+        return msm_launch_digits(ws, pl, scalars + i0, i0, 0, len, len, base_off);
+    if (pl->src == MSM_SRC_PINNED) {
+        /* page-locked: the copy engine reads them directly on s1, piece by
+         * piece, and s0 computes a piece's digits once it is in; the pass
+         * before must have read sc first */
+        if (prev_digits)
+            CUDA_TRY(cudaStreamWaitEvent(ws->s1, prev_digits, 0));
+        for (size_t k = 0; k < len; k += pl->stage) {
+            size_t m = len - k < pl->stage ? len - k : pl->stage;
+            CUDA_TRY(cudaMemcpyAsync(sc + k, scalars + i0 + k, m * sizeof(dev_fr_t), cudaMemcpyHostToDevice,
+                                     ws->s1));
+            CUDA_TRY(cudaEventRecord(ws->ev_stage[0], ws->s1));
+            CUDA_TRY(cudaStreamWaitEvent(ws->s0, ws->ev_stage[0], 0));
+            if ((rc = msm_launch_digits(ws, pl, sc, i0, k, k + m, len, base_off)) < 0)
+                return rc;
+        }
+        return 0;
+    }
+    for (size_t k = 0, q = 0; k < len; k += pl->stage, q++) {
+        size_t m = len - k < pl->stage ? len - k : pl->stage;
+        int sb = (int)(q & 1);
+        /* the staging buffer's previous copy (this call's or the last
+         * call's) must be done before it is overwritten */
+        CUDA_TRY(cudaEventSynchronize(ws->ev_stage[sb]));
+        host_copy(ws->stage[sb].p, scalars + i0 + k, m * sizeof(dev_fr_t));
+        CUDA_TRY(cudaMemcpyAsync(sc + k, ws->stage[sb].p, m * sizeof(dev_fr_t), cudaMemcpyHostToDevice, ws->s0));
+        CUDA_TRY(cudaEventRecord(ws->ev_stage[sb], ws->s0));
+        if ((rc = msm_launch_digits(ws, pl, sc, i0, k, k + m, len, base_off)) < 0)
+            return rc;
+    }
+fail:
+    return rc;
+}
+
+/* The bases [b0, b1) from host memory into ws->bases[slot] on s1, once the
+ * pass that used that buffer last is done, through the staging buffers (the
+ * host copies of one piece overlap the bus copy of the one before); records
+ * ev_bases_in[slot] and times the copy with evs. */
+template <class F>
+static int msm_pass_bases(struct msm_ws *ws, const dev_affine_t<F> *host, size_t b0, size_t b1, int slot,
+                          cudaEvent_t evs[2])
+{
+    const size_t pb = sizeof(dev_affine_t<F>);
+    size_t bytes = (b1 - b0) * pb, piece = ws->bstage[0].bytes;
+    const uint8_t *src = (const uint8_t *)(host + b0);
+    uint8_t *dst = (uint8_t *)ws->bases[slot].p;
+    int rc = 0;
+    CUDA_TRY(cudaStreamWaitEvent(ws->s1, ws->ev_bases_used[slot], 0));
+    CUDA_TRY(cudaEventRecord(evs[0], ws->s1));
+    for (size_t off = 0, q = 0; off < bytes; off += piece, q++) {
+        size_t m = bytes - off < piece ? bytes - off : piece;
+        int sb = (int)(q & 1);
+        CUDA_TRY(cudaEventSynchronize(ws->ev_bstage[sb]));
+        host_copy(ws->bstage[sb].p, src + off, m);
+        CUDA_TRY(cudaMemcpyAsync(dst + off, ws->bstage[sb].p, m, cudaMemcpyHostToDevice, ws->s1));
+        CUDA_TRY(cudaEventRecord(ws->ev_bstage[sb], ws->s1));
+    }
+    CUDA_TRY(cudaEventRecord(evs[1], ws->s1));
+    CUDA_TRY(cudaEventRecord(ws->ev_bases_in[slot], ws->s1));
+fail:
+    return rc;
+}
+
+/* Steps 2 and 3 for a pass of len scalars whose bases are at dev_bases:
+ * sort, bounds, the buckets and the ones summed into the call's, on s0. */
+template <class F>
+static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t len,
+                            const dev_affine_t<F> *dev_bases, cudaEvent_t ev_sorted, cudaEvent_t bases_in)
+{
+    typedef dev_xyzz_t<F> xyzz_t;
+    size_t items = (size_t)pl->nw * len;
+    uint32_t nb = pl->nb;
+    size_t tmp_bytes = pl->tmp_bytes;
+    int rc = 0;
+    cub::DoubleBuffer<uint32_t> dk((uint32_t *)ws->keys[0].p, (uint32_t *)ws->keys[1].p);
+    cub::DoubleBuffer<uint32_t> dv((uint32_t *)ws->vals[0].p, (uint32_t *)ws->vals[1].p);
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->tmp.p, tmp_bytes, dk, dv, (int)items, 0, pl->end_bit, ws->s0));
+    CUDA_TRY(cudaMemsetAsync(ws->start.p, 0, (nb + 2) * sizeof(uint32_t), ws->s0));
+    CUDA_TRY(cudaMemsetAsync(ws->end.p, 0, (nb + 2) * sizeof(uint32_t), ws->s0));
+    msm_bounds_kernel<<<blocks_for(items, 256) > 65536 ? 65536 : blocks_for(items, 256), 256, 0, ws->s0>>>(
+        dk.Current(), items, (uint32_t *)ws->start.p, (uint32_t *)ws->end.p, nb);
+    if ((rc = CUDA_CHECK_LAUNCH("msm_bounds_kernel")) < 0)
+        return rc;
+    CUDA_TRY(cudaEventRecord(ev_sorted, ws->s0));
+    if (bases_in)
+        CUDA_TRY(cudaStreamWaitEvent(ws->s0, bases_in, 0));
+    {
+        const uint32_t *vals = dv.Current();
+        uint32_t chunks = pl->chunks;
+        msm_accumulate_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
+            dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
+            (xyzz_t *)ws->buck.p, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_accumulate_kernel")) < 0)
+            return rc;
+        msm_combine_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
+            dk.Current(), (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
+            (xyzz_t *)ws->buck.p, (const xyzz_t *)ws->head.p, (const xyzz_t *)ws->tail.p);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_combine_kernel")) < 0)
+            return rc;
+        msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, ws->s0>>>(
+            dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
+            (xyzz_t *)ws->ones[0].p);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_ones_kernel")) < 0)
+            return rc;
+    }
+fail:
+    return rc;
+}
+
+/* Steps 4 and 5: the windows of the buckets, on s0, then the host's final
+ * sums into *ret; *host_ms: the host's part. */
+template <class F>
+static int msm_reduce(struct msm_ws *ws, const struct msm_plan *pl, dev_jac_t<F> *ret, double *host_ms)
+{
+    typedef dev_xyzz_t<F> xyzz_t;
+    int c = pl->c, nw = pl->nw, rc = 0;
+    uint32_t nseg = pl->nseg;
+    CUDA_TRY(cudaEventRecord(ws->ev_r[MSM_R_START], ws->s0));
+    {
+        /* ones: 1024 partial sums -> 128, the rest on the host */
+        const uint32_t ones_left = MSM_ONES_THREADS / MSM_GROUP;
+        msm_group_sum_kernel<F><<<blocks_for(ones_left, 128), 128, 0, ws->s0>>>(
+            (const xyzz_t *)ws->ones[0].p, (xyzz_t *)ws->ones[1].p, ones_left, MSM_GROUP);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
+            return rc;
+        int seg = (int)((1u << (c - 1)) / nseg);
+        msm_segment_kernel<F><<<blocks_for((size_t)nw * nseg, 128), 128, 0, ws->s0>>>(
+            (const xyzz_t *)ws->buck.p, (xyzz_t *)ws->seg[0].p, c, nw, seg);
+        if ((rc = CUDA_CHECK_LAUNCH("msm_segment_kernel")) < 0)
+            return rc;
+        CUDA_TRY(cudaEventRecord(ws->ev_r[MSM_R_SEGMENTS], ws->s0));
+        int cur = 0;
+        uint32_t m = nseg; /* sums per window, a power of 2 */
+        while (m > MSM_HOST_SUMS) {
+            uint32_t groups = (uint32_t)nw * (m / MSM_GROUP);
+            msm_group_sum_kernel<F><<<blocks_for(groups, 128), 128, 0, ws->s0>>>(
+                (const xyzz_t *)ws->seg[cur].p, (xyzz_t *)ws->seg[cur ^ 1].p, groups, MSM_GROUP);
+            if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
+                return rc;
+            cur ^= 1;
+            m /= MSM_GROUP;
+        }
+        CUDA_TRY(cudaEventRecord(ws->ev_r[MSM_R_GROUPS], ws->s0));
+        size_t left = (size_t)nw * m;
+        CUDA_TRY(cudaMemcpyAsync(ws->fin.p, ws->seg[cur].p, left * sizeof(xyzz_t), cudaMemcpyDeviceToHost, ws->s0));
+        CUDA_TRY(cudaMemcpyAsync((xyzz_t *)ws->fin.p + left, ws->ones[1].p, ones_left * sizeof(xyzz_t),
+                                 cudaMemcpyDeviceToHost, ws->s0));
+        CUDA_TRY(cudaEventRecord(ws->ev_r[MSM_R_END], ws->s0));
+        CUDA_TRY(cudaStreamSynchronize(ws->s0));
+        double t_host = msm_wall_ms();
+        msm_host_final(ret, (const xyzz_t *)ws->fin.p, nw, m, (const xyzz_t *)ws->fin.p + left, ones_left, c);
+        *host_ms = msm_wall_ms() - t_host;
+    }
+fail:
+    return rc;
+}
+
+/* ret = the MSM of n scalars over bases resident on the device (dev_bases)
+ * or in host memory (host_bases), in passes of opts->chunk scalars. */
+template <class F>
+static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases, const dev_affine_t<F> *dev_bases,
+                   size_t n_bases, const dev_fr_t *scalars, size_t n, const uint64_t *density,
+                   const struct kernels_msm_opts *opts)
+{
     typedef dev_xyzz_t<F> xyzz_t;
     struct msm_ws *ws = NULL;
     struct kernels_msm_profile prof = {};
     struct msm_plan pl;
     uint32_t *prefix = NULL;
-    size_t words = 0, used_bases, items, tmp_bytes, chunk;
-    int c, nw, rc = 0, end_bit;
-    uint32_t nb, nseg, chunks;
-    bool copy_bases;
+    size_t words = 0, pass_bases = 0;
+    int rc = 0;
     enum msm_src src;
-    const dev_fr_t *sc;
+    unsigned window = opts ? opts->window : 0;
     double t_call = msm_wall_ms(), host_final_ms = 0;
 
     if (!ret || (n && !scalars))
         return -EINVAL;
     if (window && (window < 2 || window > MSM_MAX_WINDOW))
+        return -EINVAL;
+    if (opts && (opts->chunk & 63))
         return -EINVAL;
     if (n == 0) {
         dev_jac_t<F> inf;
@@ -588,7 +528,7 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
         *ret = inf;
         return 0;
     }
-    if (n > 0x7fffffffu)
+    if (n > MSM_MAX_ITEMS)
         return -EOVERFLOW;
     if (!density && n_bases < n)
         return -EINVAL;
@@ -596,196 +536,123 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases,
         return -EINVAL;
     if ((rc = msm_scalars_src(scalars, &src)) < 0)
         return rc;
-    if ((rc = msm_plan_make<F>(&pl, n, n_bases, density != NULL, !dev_bases, src, window)) < 0)
-        return rc;
     if (density && (rc = msm_density_prefix(density, n, n_bases, &prefix, &words)) < 0)
         return rc;
-    c = pl.c;
-    nw = pl.nw;
-    nb = pl.nb;
-    items = pl.items;
-    end_bit = pl.end_bit;
-    nseg = pl.nseg;
-    chunks = pl.chunks;
-    chunk = pl.chunk;
-    tmp_bytes = pl.tmp_bytes;
-    used_bases = pl.used_bases;
-    copy_bases = pl.copy_bases;
-    prof.n = n;
-    prof.window = (unsigned)c;
-    prof.windows = (unsigned)nw;
-
-    if ((rc = msm_ws_take(&ws, sizeof(aff_t))) < 0) {
+    if ((rc = msm_plan_make<F>(&pl, n, n_bases, density != NULL, dev_bases == NULL, src, window,
+                               opts ? opts->chunk : 0, 0)) < 0) {
         free(prefix);
         return rc;
     }
+    if (density && pl.host_bases) {
+        /* the most bases one pass reads, for its device buffers */
+        pass_bases = msm_pass_bases_max(prefix, n, n_bases, pl.chunk);
+        if ((rc = msm_plan_make<F>(&pl, n, n_bases, true, true, src, window, opts ? opts->chunk : 0,
+                                   pass_bases ? pass_bases : 1)) < 0) {
+            free(prefix);
+            return rc;
+        }
+    }
+    prof.n = n;
+    prof.window = (unsigned)pl.c;
+    prof.windows = (unsigned)pl.nw;
+    prof.passes = (unsigned)pl.passes;
+    prof.chunk = pl.chunk;
 
+    if ((rc = msm_ws_take(&ws, sizeof(dev_affine_t<F>))) < 0) {
+        free(prefix);
+        return rc;
+    }
     /* ---- scratch, grown to this call ---- */
-    if ((rc = msm_scratch<F>(ws, &pl, NULL, NULL)) < 0)
+    if ((rc = msm_scratch<F>(ws, &pl, NULL, NULL)) < 0 || (rc = msm_ws_events(ws, (unsigned)pl.passes)) < 0)
         goto fail;
-    if (copy_bases)
-        dev_bases = (const aff_t *)ws->bases.p;
-    sc = src == MSM_SRC_DEVICE ? scalars : (const dev_fr_t *)ws->sc.p;
     prof.setup_ms = msm_wall_ms() - t_call;
 
-    CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_START], ws->s0));
+    CUDA_TRY(cudaEventRecord(ws->ev_p[0][MSM_P_START], ws->s0));
     if (density) {
-        CUDA_TRY(cudaMemcpyAsync(ws->dens.p, density, words * sizeof(uint64_t),
-                                 cudaMemcpyHostToDevice, ws->s0));
-        CUDA_TRY(cudaMemcpyAsync(ws->pref.p, prefix, words * sizeof(uint32_t),
-                                 cudaMemcpyHostToDevice, ws->s0));
+        CUDA_TRY(cudaMemcpyAsync(ws->dens.p, density, words * sizeof(uint64_t), cudaMemcpyHostToDevice, ws->s0));
+        CUDA_TRY(cudaMemcpyAsync(ws->pref.p, prefix, words * sizeof(uint32_t), cudaMemcpyHostToDevice, ws->s0));
         /* the prefix copy reads host memory: wait before freeing it */
         CUDA_TRY(cudaStreamSynchronize(ws->s0));
     }
-
-    /* ---- 1. scalars in, digits out, chunk by chunk ---- */
-    if (src == MSM_SRC_DEVICE) {
-        /* already there (the caller's work that wrote them is complete) */
-        if ((rc = msm_launch_digits(ws, sc, 0, n, n, density, c, nw)) < 0)
+    /* buckets and ones start at infinity and gather every pass */
+    CUDA_TRY(cudaMemsetAsync(ws->buck.p, 0, (size_t)pl.nb * sizeof(xyzz_t), ws->s0));
+    CUDA_TRY(cudaMemsetAsync(ws->ones[0].p, 0, MSM_ONES_THREADS * sizeof(xyzz_t), ws->s0));
+    if (pl.host_bases) {
+        /* the buffers are free (nothing of this call used them yet) */
+        for (int s = 0; s < 2; s++)
+            CUDA_TRY(cudaEventRecord(ws->ev_bases_used[s], ws->s0));
+        size_t b0, b1;
+        msm_pass_bases_range(prefix, n, n_bases, 0, pl.chunk, &b0, &b1);
+        if ((rc = msm_pass_bases<F>(ws, host_bases, b0, b1, 0, ws->ev_b[0])) < 0)
             goto fail;
-    } else if (src == MSM_SRC_PINNED) {
-        /* page-locked: the copy engine reads them directly on s1, chunk by
-         * chunk, and s0 computes a chunk's digits once it is in */
-        for (size_t off = 0; off < n; off += chunk) {
-            size_t len = n - off < chunk ? n - off : chunk;
-            CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->sc.p + off, scalars + off, len * sizeof(dev_fr_t),
-                                     cudaMemcpyHostToDevice, ws->s1));
-            CUDA_TRY(cudaEventRecord(ws->ev_stage[0], ws->s1));
-            CUDA_TRY(cudaStreamWaitEvent(ws->s0, ws->ev_stage[0], 0));
-            if ((rc = msm_launch_digits(ws, sc, off, len, n, density, c, nw)) < 0)
-                goto fail;
-        }
-    } else {
-        for (size_t off = 0, q = 0; off < n; off += chunk, q++) {
-            size_t len = n - off < chunk ? n - off : chunk;
-            int sb = (int)(q & 1);
-            /* the staging buffer's previous copy (this call's or the last
-             * call's) must be done before it is overwritten */
-            CUDA_TRY(cudaEventSynchronize(ws->ev_stage[sb]));
-            host_copy(ws->stage[sb].p, scalars + off, len * sizeof(dev_fr_t));
-            CUDA_TRY(cudaMemcpyAsync((dev_fr_t *)ws->sc.p + off, ws->stage[sb].p, len * sizeof(dev_fr_t),
-                                     cudaMemcpyHostToDevice, ws->s0));
-            CUDA_TRY(cudaEventRecord(ws->ev_stage[sb], ws->s0));
-            if ((rc = msm_launch_digits(ws, sc, off, len, n, density, c, nw)) < 0)
-                goto fail;
+    }
+
+    for (size_t p = 0; p < pl.passes; p++) {
+        size_t i0, len, b0, b1;
+        int slot = (int)(p & 1);
+        msm_pass_scalars(p, n, pl.chunk, &i0, &len);
+        msm_pass_bases_range(prefix, n, n_bases, i0, len, &b0, &b1);
+        if (p > 0)
+            CUDA_TRY(cudaEventRecord(ws->ev_p[p][MSM_P_START], ws->s0));
+        if ((rc = msm_pass_digits(ws, &pl, scalars, i0, len, pl.host_bases ? (uint32_t)b0 : 0,
+                                  p ? ws->ev_p[p - 1][MSM_P_DIGITS] : NULL)) < 0)
+            goto fail;
+        CUDA_TRY(cudaEventRecord(ws->ev_p[p][MSM_P_DIGITS], ws->s0));
+        const dev_affine_t<F> *bases = pl.host_bases ? (const dev_affine_t<F> *)ws->bases[slot].p : dev_bases;
+        if ((rc = msm_pass_buckets<F>(ws, &pl, len, bases, ws->ev_p[p][MSM_P_SORT],
+                                      pl.host_bases ? ws->ev_bases_in[slot] : NULL)) < 0)
+            goto fail;
+        CUDA_TRY(cudaEventRecord(ws->ev_p[p][MSM_P_BUCKETS], ws->s0));
+        if (pl.host_bases) {
+            CUDA_TRY(cudaEventRecord(ws->ev_bases_used[slot], ws->s0));
+            /* the next pass's bases travel while this one is summed */
+            if (p + 1 < pl.passes) {
+                size_t nb0, nb1, ni0, nlen;
+                msm_pass_scalars(p + 1, n, pl.chunk, &ni0, &nlen);
+                msm_pass_bases_range(prefix, n, n_bases, ni0, nlen, &nb0, &nb1);
+                if ((rc = msm_pass_bases<F>(ws, host_bases, nb0, nb1, slot ^ 1, ws->ev_b[p + 1])) < 0)
+                    goto fail;
+            }
         }
     }
-    CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_DIGITS], ws->s0));
-
-    /* ---- 2. sort by bucket, find the buckets' ranges ---- */
-    {
-        cub::DoubleBuffer<uint32_t> dk((uint32_t *)ws->keys[0].p, (uint32_t *)ws->keys[1].p);
-        cub::DoubleBuffer<uint32_t> dv((uint32_t *)ws->vals[0].p, (uint32_t *)ws->vals[1].p);
-        CUDA_TRY(cub::DeviceRadixSort::SortPairs(ws->tmp.p, tmp_bytes, dk, dv,
-                                                 (int)items, 0, end_bit, ws->s0));
-        CUDA_TRY(cudaMemsetAsync(ws->start.p, 0, (nb + 2) * sizeof(uint32_t), ws->s0));
-        CUDA_TRY(cudaMemsetAsync(ws->end.p, 0, (nb + 2) * sizeof(uint32_t), ws->s0));
-        msm_bounds_kernel<<<blocks_for(items, 256) > 65536 ? 65536 : blocks_for(items, 256),
-                            256, 0, ws->s0>>>(dk.Current(), items, (uint32_t *)ws->start.p,
-                                              (uint32_t *)ws->end.p, nb);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_bounds_kernel")) < 0)
-            goto fail;
-        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_SORT], ws->s0));
-
-        /* the bases travel while the GPU sorts: a copy from pageable memory
-         * holds the host until it is done, so it is queued after the sort
-         * (queued before it, on the H200, the sort phase took the copy's
-         * 252 ms at 2^24 instead of 6 ms) */
-        if (copy_bases) {
-            CUDA_TRY(cudaEventRecord(ws->ev_bases0, ws->s1));
-            CUDA_TRY(cudaMemcpyAsync(ws->bases.p, host_bases, used_bases * sizeof(aff_t),
-                                     cudaMemcpyHostToDevice, ws->s1));
-            CUDA_TRY(cudaEventRecord(ws->ev_bases1, ws->s1));
-            CUDA_TRY(cudaStreamWaitEvent(ws->s0, ws->ev_bases1, 0));
-        }
-
-        /* ---- 3. buckets, and the points of scalars 1 ---- */
-        const uint32_t *vals = dv.Current();
-        CUDA_TRY(cudaMemsetAsync(ws->buck.p, 0, (size_t)nb * sizeof(xyzz_t), ws->s0)); /* infinity */
-        msm_accumulate_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
-            dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
-            chunks, (xyzz_t *)ws->buck.p, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_accumulate_kernel")) < 0)
-            goto fail;
-        msm_combine_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
-            dk.Current(), (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
-            (xyzz_t *)ws->buck.p, (const xyzz_t *)ws->head.p, (const xyzz_t *)ws->tail.p);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_combine_kernel")) < 0)
-            goto fail;
-        msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, ws->s0>>>(
-            dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p,
-            nb, (xyzz_t *)ws->ones[0].p);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_ones_kernel")) < 0)
-            goto fail;
-        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_BUCKETS], ws->s0));
-    }
-    {
-        /* ones: 1024 partial sums -> 128, the rest on the host */
-        const uint32_t ones_left = MSM_ONES_THREADS / MSM_GROUP;
-        msm_group_sum_kernel<F><<<blocks_for(ones_left, 128), 128, 0, ws->s0>>>(
-            (const xyzz_t *)ws->ones[0].p, (xyzz_t *)ws->ones[1].p, ones_left, MSM_GROUP);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
-            goto fail;
-
-        /* ---- 4. windows ---- */
-        int seg = (int)((1u << (c - 1)) / nseg);
-        msm_segment_kernel<F><<<blocks_for((size_t)nw * nseg, 128), 128, 0, ws->s0>>>(
-            (const xyzz_t *)ws->buck.p, (xyzz_t *)ws->seg[0].p, c, nw, seg);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_segment_kernel")) < 0)
-            goto fail;
-        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_SEGMENTS], ws->s0));
-        int cur = 0;
-        uint32_t m = nseg; /* sums per window, a power of 2 */
-        while (m > MSM_HOST_SUMS) {
-            uint32_t groups = (uint32_t)nw * (m / MSM_GROUP);
-            msm_group_sum_kernel<F><<<blocks_for(groups, 128), 128, 0, ws->s0>>>(
-                (const xyzz_t *)ws->seg[cur].p, (xyzz_t *)ws->seg[cur ^ 1].p, groups, MSM_GROUP);
-            if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
-                goto fail;
-            cur ^= 1;
-            m /= MSM_GROUP;
-        }
-        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_GROUPS], ws->s0));
-
-        /* ---- 5. the last sums and Horner over the windows, on the host ---- */
-        size_t left = (size_t)nw * m;
-        CUDA_TRY(cudaMemcpyAsync(ws->fin.p, ws->seg[cur].p, left * sizeof(xyzz_t), cudaMemcpyDeviceToHost,
-                                 ws->s0));
-        CUDA_TRY(cudaMemcpyAsync((xyzz_t *)ws->fin.p + left, ws->ones[1].p, ones_left * sizeof(xyzz_t),
-                                 cudaMemcpyDeviceToHost, ws->s0));
-        CUDA_TRY(cudaEventRecord(ws->ev_t[MSM_T_END], ws->s0));
-        CUDA_TRY(cudaStreamSynchronize(ws->s0));
-        double t_host = msm_wall_ms();
-        msm_host_final(ret, (const xyzz_t *)ws->fin.p, nw, m, (const xyzz_t *)ws->fin.p + left,
-                          ones_left, c);
-        host_final_ms = msm_wall_ms() - t_host;
-    }
+    if ((rc = msm_reduce<F>(ws, &pl, ret, &host_final_ms)) < 0)
+        goto fail;
 
     /* ---- the profile ---- */
     {
-        float ms[MSM_T_COUNT] = {}, seg_ms = 0, grp_ms = 0, fin_ms = 0;
-        for (int i = 1; i <= MSM_T_END; i++)
-            CUDA_TRY(cudaEventElapsedTime(&ms[i], ws->ev_t[i - 1], ws->ev_t[i]));
-        CUDA_TRY(cudaEventElapsedTime(&seg_ms, ws->ev_t[MSM_T_BUCKETS], ws->ev_t[MSM_T_SEGMENTS]));
-        CUDA_TRY(cudaEventElapsedTime(&grp_ms, ws->ev_t[MSM_T_SEGMENTS], ws->ev_t[MSM_T_GROUPS]));
-        CUDA_TRY(cudaEventElapsedTime(&fin_ms, ws->ev_t[MSM_T_GROUPS], ws->ev_t[MSM_T_END]));
-        prof.segments_ms = seg_ms;
-        prof.groups_ms = grp_ms;
-        prof.final_ms = fin_ms + host_final_ms;
-        prof.digits_ms = ms[MSM_T_DIGITS];
-        prof.sort_ms = ms[MSM_T_SORT];
-        prof.buckets_ms = ms[MSM_T_BUCKETS];
-        prof.reduce_ms = ms[MSM_T_END] + host_final_ms;
-        if (copy_bases) {
-            float b = 0;
-            CUDA_TRY(cudaEventElapsedTime(&b, ws->ev_bases0, ws->ev_bases1));
-            prof.bases_ms = b;
+        float ms = 0;
+        for (size_t p = 0; p < pl.passes; p++) {
+            CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_p[p][MSM_P_START], ws->ev_p[p][MSM_P_DIGITS]));
+            prof.digits_ms += ms;
+            CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_p[p][MSM_P_DIGITS], ws->ev_p[p][MSM_P_SORT]));
+            prof.sort_ms += ms;
+            CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_p[p][MSM_P_SORT], ws->ev_p[p][MSM_P_BUCKETS]));
+            prof.buckets_ms += ms;
+            if (pl.host_bases) {
+                CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_b[p][0], ws->ev_b[p][1]));
+                prof.bases_ms += ms;
+            }
         }
+        CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_r[MSM_R_START], ws->ev_r[MSM_R_SEGMENTS]));
+        prof.segments_ms = ms;
+        CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_r[MSM_R_SEGMENTS], ws->ev_r[MSM_R_GROUPS]));
+        prof.groups_ms = ms;
+        CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_r[MSM_R_GROUPS], ws->ev_r[MSM_R_END]));
+        prof.final_ms = ms + host_final_ms;
+        CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_r[MSM_R_START], ws->ev_r[MSM_R_END]));
+        prof.reduce_ms = ms + host_final_ms;
+        CUDA_TRY(cudaEventElapsedTime(&ms, ws->ev_p[0][MSM_P_START], ws->ev_r[MSM_R_END]));
+        prof.device_ms = ms;
         prof.total_ms = msm_wall_ms() - t_call;
         msm_note_profile(&prof);
     }
 
 fail:
+    if (rc < 0 && ws) {
+        /* nothing may still read the staging buffers or the inputs */
+        cudaStreamSynchronize(ws->s1);
+        cudaStreamSynchronize(ws->s0);
+    }
     msm_ws_give(ws, rc == 0);
     free(prefix);
     return rc;
@@ -793,12 +660,10 @@ fail:
 
 /* The G1 and G2 instances, compiled in msm.cu and msm_g2.cu. */
 int msm_run_g1(dev_jac_t<dev_fp_t> *ret, const dev_affine_t<dev_fp_t> *host_bases,
-               const dev_affine_t<dev_fp_t> *dev_bases, size_t n_bases,
-               const dev_fr_t *scalars, size_t n, const uint64_t *density,
-               unsigned window);
+               const dev_affine_t<dev_fp_t> *dev_bases, size_t n_bases, const dev_fr_t *scalars, size_t n,
+               const uint64_t *density, const struct kernels_msm_opts *opts);
 int msm_run_g2(dev_jac_t<dev_fp2_t> *ret, const dev_affine_t<dev_fp2_t> *host_bases,
-               const dev_affine_t<dev_fp2_t> *dev_bases, size_t n_bases,
-               const dev_fr_t *scalars, size_t n, const uint64_t *density,
-               unsigned window);
+               const dev_affine_t<dev_fp2_t> *dev_bases, size_t n_bases, const dev_fr_t *scalars, size_t n,
+               const uint64_t *density, const struct kernels_msm_opts *opts);
 
 #endif

@@ -14,6 +14,9 @@
  * random scalars, all equal, 0/1-heavy, one value n/4 times, and 0 and r-1
  * only, resident bases and page-locked scalars.
  *
+ * Passes (kernels_msm_opts.chunk) over resident and streamed host bases;
+ * ZKB_GPU_TEST_LARGE=K adds a 2^K G1 and G2 spot check (see below).
+ *
  * Exits 77 (skipped) when no CUDA device is present.
  */
 #include <errno.h>
@@ -35,6 +38,7 @@
  * kernels tens of times slower. */
 static size_t max_n = (size_t)1 << 16;
 static unsigned net_log; /* ZKB_GPU_TEST_NET: the net up to 2^net_log; 0: none */
+static unsigned large_log; /* ZKB_GPU_TEST_LARGE: the 2^K spot check; 0: none */
 
 /* Random points with a repeated base, its negation and infinity among
  * them. */
@@ -202,6 +206,132 @@ static void correctness_net(const kernels_msm_bases_t *r1, const kernels_msm_bas
     printf("net: G1 2^10..2^%u, G2 at even powers, 5 scalar patterns each\n", net_log);
 }
 
+/* Passes of chunk scalars (kernels_msm_opts.chunk): resident bases and
+ * bases streamed from host memory (kernels_msm_bases_host), with and without
+ * a density, scalars pageable and page-locked, G1 and G2, against the CPU;
+ * chunks of one density word, of a few, and sizes that leave a short last
+ * pass. */
+static void test_passes(const kernels_msm_bases_t *r1, const kernels_msm_bases_t *r2)
+{
+    static const size_t chunks[] = {64, 1024, 4096};
+    const size_t sizes_p[] = {4099, max_n};
+    kernels_msm_bases_t *h1 = NULL, *h2 = NULL;
+    CHECK(kernels_msm_bases_host(&h1, KERNELS_CURVE_G1, b1, max_n) == 0);
+    CHECK(kernels_msm_bases_host(&h2, KERNELS_CURVE_G2, b2, max_n) == 0);
+    for (size_t z = 0; z < 2; z++)
+        for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; k++)
+            for (int density = 0; density < 2; density++) {
+                size_t n = sizes_p[z], nb = n, chunk = chunks[k];
+                const uint64_t *d = NULL;
+                make_scalars(n, k == 1);
+                memcpy(sc_pinned, sc, n * sizeof *sc);
+                if (density) {
+                    nb = make_density(n);
+                    d = dens;
+                }
+                struct kernels_msm_opts o = {0, chunk};
+                kernels_msm_bases_t *hd1 = NULL, *hd2 = NULL;
+                /* with a density, the handle holds only the selected bases */
+                CHECK(kernels_msm_bases_host(&hd1, KERNELS_CURVE_G1, b1, nb) == 0);
+                char what[96];
+                g1_jac_t cpu, gpu;
+                struct kernels_msm_profile prof;
+                CHECK(msm_g1(&cpu, b1, nb, sc, n, d, NULL) == 0);
+                snprintf(what, sizeof what, "passes of %zu, host bases", chunk);
+                check_g1(what, n, k == 1, density, &cpu, &gpu, kernels_msm_run(&gpu, density ? hd1 : h1, sc, n, d, &o));
+                CHECK(kernels_msm_last_profile(&prof) == 0 && prof.passes == (n + chunk - 1) / chunk &&
+                      prof.chunk == chunk && prof.bases_ms > 0 && prof.device_ms > 0);
+                snprintf(what, sizeof what, "passes of %zu, host bases, page-locked scalars", chunk);
+                check_g1(what, n, k == 1, density, &cpu, &gpu,
+                         kernels_msm_run(&gpu, density ? hd1 : h1, sc_pinned, n, d, &o));
+                if (!density) {
+                    snprintf(what, sizeof what, "passes of %zu, resident", chunk);
+                    check_g1(what, n, k == 1, density, &cpu, &gpu, kernels_msm_run(&gpu, r1, sc_pinned, n, NULL, &o));
+                    check_g1(what, n, k == 1, density, &cpu, &gpu, kernels_msm_run(&gpu, r1, sc, n, NULL, &o));
+                }
+                if (n == 4099) {
+                    g2_jac_t cpu2, gpu2;
+                    CHECK(kernels_msm_bases_host(&hd2, KERNELS_CURVE_G2, b2, nb) == 0);
+                    CHECK(msm_g2(&cpu2, b2, nb, sc, n, d, NULL) == 0);
+                    snprintf(what, sizeof what, "passes of %zu, host bases", chunk);
+                    check_g2(what, n, k == 1, density, &cpu2, &gpu2,
+                             kernels_msm_run(&gpu2, density ? hd2 : h2, sc, n, d, &o));
+                    if (!density)
+                        check_g2("passes, resident", n, k == 1, density, &cpu2, &gpu2,
+                                 kernels_msm_run(&gpu2, r2, sc, n, NULL, &o));
+                }
+                kernels_msm_bases_free(hd1);
+                kernels_msm_bases_free(hd2);
+            }
+    /* a chunk that is not a multiple of 64 is refused */
+    struct kernels_msm_opts bad = {0, 100};
+    g1_jac_t out;
+    CHECK(kernels_msm_run(&out, r1, sc, 1000, NULL, &bad) == -EINVAL);
+    size_t dev_b, pin_b;
+    CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, 1000, 1000, 0, 0, 0, 100, &dev_b, &pin_b) == -EINVAL);
+    /* smaller passes, smaller scratch; streamed bases add their buffers */
+    size_t d_one, d_pass, d_host;
+    CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 1, 0, 0, &d_one, &pin_b) == 0);
+    CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 1, 0, 4096, &d_pass, &pin_b) == 0);
+    CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 1, 1, 4096, &d_host, &pin_b) == 0);
+    CHECK(d_pass < d_one && d_host == d_pass + 2 * 4096 * sizeof(g1_affine_t));
+    CHECK(kernels_msm_max_chunk((size_t)1 << 27) == ((size_t)0x7fffffff / 16 & ~(size_t)63));
+    kernels_msm_bases_free(h1);
+    kernels_msm_bases_free(h2);
+}
+
+/*
+ * ZKB_GPU_TEST_LARGE=K (24..27): one G1 and one G2 MSM of 2^K scalars (2^27
+ * makes two passes of the default chunk) against the CPU. The bases repeat
+ * 2^20 random points (base i is point i mod 2^20), so the CPU's reference
+ * is the MSM of those 2^20 points with each one's scalars summed: an
+ * independent computation of the same value.
+ */
+static void spot_check_large(unsigned lg)
+{
+    size_t n = (size_t)1 << lg, m = (size_t)1 << 20;
+    g1_affine_t *p1 = test_rand_g1_points(m), *big1 = malloc(n * sizeof *big1);
+    fr_t *s = malloc(n * sizeof *s), *agg = calloc(m, sizeof *agg);
+    if (!p1 || !big1 || !s || !agg)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        big1[i] = p1[i % m];
+        test_rand_fr(&s[i]);
+        fr_add(&agg[i % m], &agg[i % m], &s[i]);
+    }
+    kernels_msm_bases_t *r = NULL;
+    struct kernels_msm_profile prof;
+    g1_jac_t cpu, gpu;
+    CHECK(msm_g1(&cpu, p1, m, agg, m, NULL, NULL) == 0);
+    CHECK(kernels_msm_bases_upload(&r, KERNELS_CURVE_G1, big1, n) == 0);
+    check_g1("large, resident", n, false, false, &cpu, &gpu, kernels_msm_run(&gpu, r, s, n, NULL, NULL));
+    CHECK(kernels_msm_last_profile(&prof) == 0);
+    printf("large G1 2^%u: %u passes of %zu, device %.1f ms, total %.1f ms\n", lg, prof.passes, prof.chunk,
+           prof.device_ms, prof.total_ms);
+    kernels_msm_bases_free(r);
+    free(big1);
+    free(p1);
+    /* G2 with host bases streamed in passes of 2^24 */
+    g2_affine_t *p2 = test_rand_g2_points(m), *big2 = malloc(n * sizeof *big2);
+    if (!p2 || !big2)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        big2[i] = p2[i % m];
+    g2_jac_t cpu2, gpu2;
+    CHECK(msm_g2(&cpu2, p2, m, agg, m, NULL, NULL) == 0);
+    CHECK(kernels_msm_bases_host(&r, KERNELS_CURVE_G2, big2, n) == 0);
+    struct kernels_msm_opts o = {0, (size_t)1 << 24};
+    check_g2("large, streamed", n, false, false, &cpu2, &gpu2, kernels_msm_run(&gpu2, r, s, n, NULL, &o));
+    CHECK(kernels_msm_last_profile(&prof) == 0);
+    printf("large G2 2^%u streamed: %u passes of %zu, bases %.1f ms, device %.1f ms, total %.1f ms\n", lg,
+           prof.passes, prof.chunk, prof.bases_ms, prof.device_ms, prof.total_ms);
+    kernels_msm_bases_free(r);
+    free(big2);
+    free(p2);
+    free(s);
+    free(agg);
+}
+
 int main(void)
 {
     int count = 0;
@@ -221,6 +351,16 @@ int main(void)
             return 2;
         }
         net_log = (unsigned)k;
+    }
+    const char *large = getenv("ZKB_GPU_TEST_LARGE");
+    if (large && *large) {
+        char *end;
+        unsigned long k = strtoul(large, &end, 10);
+        if (*end || k < 20 || k > 27) {
+            fprintf(stderr, "ZKB_GPU_TEST_LARGE=%s: expected a power from 20 to 27\n", large);
+            return 2;
+        }
+        large_log = (unsigned)k;
     }
     /* bases and scalar buffers for the largest size either part uses */
     size_t nbase = net_log && ((size_t)1 << net_log) > max_n ? (size_t)1 << net_log : max_n;
@@ -310,8 +450,11 @@ int main(void)
             }
     }
 
+    test_passes(r1, r2);
     if (net_log)
         correctness_net(r1, r2);
+    if (large_log)
+        spot_check_large(large_log);
 
     /* bad arguments */
     {
@@ -333,13 +476,13 @@ int main(void)
      * bad arguments are refused */
     {
         size_t nd = make_density(max_n), dev_b = 0, pin_b = 0;
-        const struct kernels_msm_shape plain = {max_n, max_n, 0, 0}, dense = {max_n, nd, 1, 0};
+        const struct kernels_msm_shape plain = {max_n, max_n, 0, 0, 0, 0}, dense = {max_n, nd, 1, 0, 0, 0};
         kernels_msm_bases_t *r1d = NULL; /* the bases of the density's variables */
         CHECK(kernels_msm_bases_upload(&r1d, KERNELS_CURVE_G1, b1, nd) == 0);
         CHECK(kernels_msm_release() == 0);
         size_t msm0 = hook_st.live_bytes[KERNELS_MEM_MSM], pin0 = hook_st.live_bytes[KERNELS_MEM_PINNED];
         CHECK(kernels_msm_prepare(KERNELS_CURVE_G1, &plain, 1, 2) == 0);
-        CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 0, 0, &dev_b, &pin_b) == 0);
+        CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 0, 0, 0, &dev_b, &pin_b) == 0);
         CHECK(dev_b > 0 && pin_b > 0);
         CHECK(hook_st.live_bytes[KERNELS_MEM_MSM] - msm0 == 2 * dev_b);
         CHECK(hook_st.live_bytes[KERNELS_MEM_PINNED] - pin0 == 2 * pin_b);
