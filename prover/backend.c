@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
+#include "prover/gpu_plan.h"
 #include "prover/mem.h"
 
 /* Device memory left unbudgeted on each device: the CUDA context's own
@@ -27,6 +28,7 @@ struct lane {
     pthread_mutex_t g1;    /* H and the G1 MSMs: one caller at a time */
     pthread_mutex_t g2;    /* the b_g2 MSMs: one at a time, so one G2 MSM workspace */
     bool locks_ready;
+    double device_ms[BACKEND_STAGES]; /* each stage's last device time (under its lock) */
 };
 
 struct backend {
@@ -92,75 +94,72 @@ static double gib(size_t b)
     return (double)b / (double)(1u << 30);
 }
 
-/* What one lane takes at most: its workspace (H and the witness), the
- * largest of its G1 MSMs' scratch (one G1 workspace grows to it) and its
- * b_g2 MSM's. */
-static int lane_budget(struct backend_device_info *info, const groth16_params_t *pk, size_t n, size_t nv)
+/* kernels_msm_scratch_bytes as the planner asks for it. */
+static int plan_scratch(void *ctx, bool g2, size_t n_scalars, size_t n_bases, bool density, bool on_device,
+                        bool host_bases, size_t chunk, size_t *device_bytes, size_t *pinned_bytes)
 {
-    size_t d, p, g1_dev = 0, g2_dev = 0;
-    int rc;
-    struct {
-        size_t n_scalars, n_bases;
-        int density;
-    } g1[4] = {{n - 1, pk->n_h, 0}, {pk->n_l, pk->n_l, 0}, {nv, pk->n_a, 1}, {nv, pk->n_b_g1, 1}};
-    for (int i = 0; i < 4; i++) {
-        if ((rc = kernels_msm_scratch_bytes(KERNELS_CURVE_G1, g1[i].n_scalars, g1[i].n_bases, g1[i].density, 0, 0,
-                                            &d, &p)) < 0)
-            return rc;
-        g1_dev = d > g1_dev ? d : g1_dev;
-    }
-    if ((rc = kernels_msm_scratch_bytes(KERNELS_CURVE_G2, pk->n_b_g2, pk->n_b_g2, 0, 0, 0, &g2_dev, &p)) < 0)
-        return rc;
-    kernels_prove_ws_bytes(n, nv, &d, &p);
-    info->lane_h_bytes = d;
-    info->lane_msm_bytes = g1_dev + g2_dev;
-    info->lane_bytes = d + g1_dev + g2_dev;
-    return 0;
+    (void)ctx;
+    return kernels_msm_scratch_bytes(g2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1, n_scalars, n_bases, density,
+                                     on_device, host_bases, chunk, device_bytes, pinned_bytes);
 }
 
-/* Uploads the key to one device and budgets its lanes. */
+/* Plans one device (gpu_plan.h), then uploads the key or keeps it on the
+ * host for streaming, and builds the twiddles. */
 static int device_open(struct backend_dev *dv, const groth16_params_t *pk, size_t n, size_t nv, unsigned workers,
-                       char *msg, size_t cap)
+                       size_t gpu_mem, char *msg, size_t cap)
 {
     const void *pts[5] = {pk->h, pk->l, pk->a, pk->b_g1, pk->b_g2};
     const size_t cnt[5] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2};
     int device = dv->info.device, rc;
-    size_t free_b = 0, total = 0;
-    if ((rc = kernels_set_device(device)) < 0) {
+    size_t free_b = 0, total = 0, pinned;
+    if ((rc = kernels_set_device(device)) < 0 || (rc = kernels_device_mem(device, &free_b, &total)) < 0) {
         snprintf(msg, cap, "GPU %d: %s", device, kernels_last_error());
-        return rc;
-    }
-    for (int q = 0; q < 5; q++) {
-        if ((rc = kernels_msm_bases_upload(&dv->bases[q], q == BACKEND_B_G2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1,
-                                           pts[q], cnt[q])) < 0) {
-            snprintf(msg, cap, "uploading the proving key to GPU %d failed: %s", device, kernels_last_error());
-            return rc;
-        }
-        dv->info.key_bytes += cnt[q] * (q == BACKEND_B_G2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t));
-    }
-    /* the twiddles of the domain now: building them later would
-     * synchronize the device under running lanes */
-    if ((rc = kernels_ntt_prepare((unsigned)__builtin_ctzll(n))) < 0 ||
-        (rc = kernels_device_mem(device, &free_b, &total)) < 0) {
-        snprintf(msg, cap, "GPU %d: %s", device, kernels_last_error());
-        return rc;
-    }
-    if ((rc = lane_budget(&dv->info, pk, n, nv)) < 0) {
-        snprintf(msg, cap, "GPU %d: sizing the prover's workspaces failed: %s", device,
-                 rc == -EOVERFLOW ? "the circuit is too large for the GPU MSM" : kernels_last_error());
         return rc;
     }
     size_t avail = free_b > BACKEND_DEVICE_RESERVE ? free_b - BACKEND_DEVICE_RESERVE : 0;
-    if ((size_t)workers * dv->info.lane_bytes > avail) {
-        size_t fit = dv->info.lane_bytes ? avail / dv->info.lane_bytes : 0;
-        snprintf(msg, cap,
-                 "GPU %d: %u prover worker%s need %.2f GiB of device memory (%.2f GiB each: H %.2f, MSMs %.2f) "
-                 "beside the %.2f GiB proving key, and %.2f GiB is free (less %.2f GiB kept back): %zu fit%s",
-                 device, workers, workers == 1 ? "" : "s", gib((size_t)workers * dv->info.lane_bytes),
-                 gib(dv->info.lane_bytes), gib(dv->info.lane_h_bytes), gib(dv->info.lane_msm_bytes),
-                 gib(dv->info.key_bytes), gib(free_b), gib(BACKEND_DEVICE_RESERVE), fit,
-                 fit ? " (--gpu-workers)" : "");
+    if (gpu_mem > avail) {
+        snprintf(msg, cap, "GPU %d: --gpu-mem %.2f GiB, but %.2f GiB is free (less %.2f GiB kept back: %.2f GiB)",
+                 device, gib(gpu_mem), gib(free_b), gib(BACKEND_DEVICE_RESERVE), gib(avail));
         return -ENOMEM;
+    }
+    struct gpu_plan_in in = {
+        .budget = gpu_mem ? gpu_mem : avail, .workers = workers, .n = n, .nv = nv,
+        .points = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2}, .ntt_bytes = n * sizeof(fr_t),
+        .scratch = plan_scratch,
+    };
+    kernels_prove_ws_bytes(n, nv, &in.lane_h_bytes, &pinned);
+    struct gpu_plan plan;
+    char why[512];
+    if ((rc = gpu_plan_make(&plan, &in, why, sizeof why)) < 0) {
+        if (rc == -ENOMEM)
+            snprintf(msg, cap, "GPU %d: %s", device, why);
+        else
+            snprintf(msg, cap, "GPU %d: sizing the prover's workspaces failed: %s", device,
+                     rc == -EOVERFLOW ? "the circuit is too large for the GPU MSM" : kernels_last_error());
+        return rc;
+    }
+    dv->info.key_resident = plan.resident;
+    dv->info.key_bytes = plan.key_bytes;
+    dv->info.budget = in.budget;
+    dv->info.ntt_bytes = in.ntt_bytes;
+    dv->info.chunk = plan.chunk;
+    dv->info.lane_h_bytes = plan.lane_h_bytes;
+    dv->info.lane_msm_bytes = plan.lane_g1_bytes + plan.lane_g2_bytes;
+    dv->info.lane_bytes = plan.lane_bytes;
+    for (int q = 0; q < 5; q++) {
+        enum kernels_curve curve = q == BACKEND_B_G2 ? KERNELS_CURVE_G2 : KERNELS_CURVE_G1;
+        rc = plan.resident ? kernels_msm_bases_upload(&dv->bases[q], curve, pts[q], cnt[q])
+                           : kernels_msm_bases_host(&dv->bases[q], curve, pts[q], cnt[q]);
+        if (rc < 0) {
+            snprintf(msg, cap, "uploading the proving key to GPU %d failed: %s", device, kernels_last_error());
+            return rc;
+        }
+    }
+    /* the twiddles of the domain now: building them later would
+     * synchronize the device under running lanes */
+    if ((rc = kernels_ntt_prepare((unsigned)__builtin_ctzll(n))) < 0) {
+        snprintf(msg, cap, "GPU %d: %s", device, kernels_last_error());
+        return rc;
     }
     return 0;
 }
@@ -173,9 +172,13 @@ static int device_open(struct backend_dev *dv, const groth16_params_t *pk, size_
 static int device_prepare_msm(const struct backend_dev *dv, const groth16_params_t *pk, size_t n, size_t nv,
                               unsigned workers, char *msg, size_t cap)
 {
-    const struct kernels_msm_shape g1[4] = {
-        {n - 1, pk->n_h, 0, 1}, {pk->n_l, pk->n_l, 0, 1}, {nv, pk->n_a, 1, 1}, {nv, pk->n_b_g1, 1, 1}};
-    const struct kernels_msm_shape g2 = {pk->n_b_g2, pk->n_b_g2, 0, 0};
+    int host = !dv->info.key_resident;
+    size_t k = dv->info.chunk;
+    const struct kernels_msm_shape g1[4] = {{n - 1, pk->n_h, 0, 1, host, k},
+                                            {pk->n_l, pk->n_l, 0, 1, host, k},
+                                            {nv, pk->n_a, 1, 1, host, k},
+                                            {nv, pk->n_b_g1, 1, 1, host, k}};
+    const struct kernels_msm_shape g2 = {pk->n_b_g2, pk->n_b_g2, 0, 0, host, k};
     int rc;
     if ((rc = kernels_set_device(dv->info.device)) < 0 ||
         (rc = kernels_msm_prepare(KERNELS_CURVE_G1, g1, 4, workers)) < 0 ||
@@ -226,7 +229,7 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
     kernels_set_alloc_hook(track_device_alloc, NULL);
     for (unsigned d = 0; d < be->n_devs; d++) {
         be->devs[d].info.device = cfg->devices[d];
-        if ((rc = device_open(&be->devs[d], pk, n, be->nv, cfg->workers, msg, cap)) < 0) {
+        if ((rc = device_open(&be->devs[d], pk, n, be->nv, cfg->workers, cfg->gpu_mem, msg, cap)) < 0) {
             backend_free(be);
             return rc;
         }
@@ -295,6 +298,26 @@ static void lane_give(struct lane *l, bool g2)
     pthread_mutex_unlock(g2 ? &l->g2 : &l->g1);
 }
 
+/* One MSM over query q's bases with the plan's passes, its device time
+ * kept (under the lane's lock of that query). */
+static int lane_msm(struct lane *l, enum backend_query q, void *ret, const void *scalars, size_t n,
+                    const uint64_t *density, const struct msm_opts *o)
+{
+    struct kernels_msm_opts ko = {o->window, l->dev->info.chunk};
+    int rc = kernels_msm_run(ret, l->dev->bases[q], scalars, n, density, &ko);
+    struct kernels_msm_profile prof;
+    if (rc == 0 && kernels_msm_last_profile(&prof) == 0)
+        l->device_ms[BACKEND_STAGE_MSM_H + q] = prof.device_ms;
+    return rc;
+}
+
+double backend_device_ms(const backend_t *be, unsigned lane, enum backend_stage stage)
+{
+    if (!be || (unsigned)stage >= BACKEND_STAGES)
+        return 0;
+    return be->lanes[lane % be->n_lanes].device_ms[stage];
+}
+
 int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t *c, const ntt_domain_t *d,
                       unsigned threads)
 {
@@ -307,6 +330,8 @@ int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t
             return rc;
         l->d_h = NULL;
         rc = kernels_prove_ws_h(l->ws, a, b, c, &l->d_h);
+        if (rc == 0)
+            l->device_ms[BACKEND_STAGE_H] = kernels_prove_ws_last_ms(l->ws);
         lane_give(l, false);
         return rc;
     }
@@ -328,8 +353,7 @@ int backend_msm_h(const backend_t *be, unsigned lane, g1_jac_t *ret, const groth
         int rc;
         if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
-        rc = l->d_h && n < be->n ? kernels_msm_resident(ret, l->dev->bases[BACKEND_H], l->d_h, n, NULL, o->window)
-                                 : -EINVAL;
+        rc = l->d_h && n < be->n ? lane_msm(l, BACKEND_H, ret, l->d_h, n, NULL, o) : -EINVAL;
         lane_give(l, false);
         return rc;
     }
@@ -365,7 +389,7 @@ int backend_msm_g1(const backend_t *be, unsigned lane, g1_jac_t *ret, enum backe
         int rc;
         if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
-        rc = kernels_msm_resident(ret, l->dev->bases[q], scalars, n_scalars, density, o->window);
+        rc = lane_msm(l, q, ret, scalars, n_scalars, density, o);
         lane_give(l, false);
         return rc;
     }
@@ -382,7 +406,7 @@ int backend_msm_g2(const backend_t *be, unsigned lane, g2_jac_t *ret, const grot
         int rc;
         if ((rc = lane_take(be, lane, true, &l)) < 0)
             return rc;
-        rc = kernels_msm_resident(ret, l->dev->bases[BACKEND_B_G2], scalars, n_scalars, density, o->window);
+        rc = lane_msm(l, BACKEND_B_G2, ret, scalars, n_scalars, density, o);
         lane_give(l, true);
         return rc;
     }

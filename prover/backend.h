@@ -4,8 +4,10 @@
  *
  * A GPU backend spans one or more devices. On each it uploads the proving
  * key's query points once and keeps them there (the H200 holds a whole
- * production parameter set), and it reports every device allocation to
- * the tracked-buffer API (gpu_* kinds). Its work is divided into lanes,
+ * production parameter set) when they fit its budget (gpu_mem), else the
+ * MSMs stream them from the host copy pass by pass, as production provers
+ * do on 16-24 GiB cards (prover/gpu_plan.h); it reports every device
+ * allocation to the tracked-buffer API (gpu_* kinds). Its work is divided into lanes,
  * `workers` per device: a lane is one prover worker's share of a device,
  * with its own streams, its own workspace (a, b, c, h and the witness on the
  * device, page-locked staging) and its own MSM workspaces, so lanes share no lock
@@ -22,6 +24,7 @@
 #ifndef ZKB_BACKEND_H
 #define ZKB_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,16 +45,30 @@ struct backend_gpu_config {
     const int *devices;  /* CUDA ordinals, n_devices (1 .. BACKEND_MAX_DEVICES) of them, distinct */
     unsigned n_devices;
     unsigned workers;    /* lanes per device, >= 1 */
+    /* device memory the backend may take on each device (--gpu-mem): 0 =
+     * what the device has free; more than it has free is refused */
+    size_t gpu_mem;
 };
 
-/* What one device holds, as budgeted (bytes). */
+/* What one device holds, as planned (bytes; prover/gpu_plan.h). */
 struct backend_device_info {
     int device;
-    size_t key_bytes;        /* the resident query points */
+    bool key_resident;       /* the query points on the device; false: streamed from the host copy */
+    size_t key_bytes;        /* the query points' bytes (on the device when resident) */
+    size_t budget;           /* what the backend may take there */
+    size_t ntt_bytes;        /* the twiddle table */
+    size_t chunk;            /* scalars per MSM pass */
     size_t lane_bytes;       /* device memory one lane takes at most */
     size_t lane_h_bytes;     /* of it: the H workspace */
     size_t lane_msm_bytes;   /* of it: the G1 and G2 MSM workspaces */
 };
+
+/* The device's own time of a lane's last stage of each kind (CUDA events,
+ * ms): H (uploads and transforms), and each query's MSM. */
+enum backend_stage { BACKEND_STAGE_H, BACKEND_STAGE_MSM_H, BACKEND_STAGE_MSM_L, BACKEND_STAGE_MSM_A,
+                     BACKEND_STAGE_MSM_B_G1, BACKEND_STAGE_MSM_B_G2, BACKEND_STAGES };
+/* 0 on the CPU or before the stage ran on that lane. */
+double backend_device_ms(const backend_t *be, unsigned lane, enum backend_stage stage);
 
 /*
  * A GPU backend for the key pk (borrowed: must outlive it) on cfg's

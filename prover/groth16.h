@@ -98,6 +98,9 @@ typedef struct {
     double msm_h, msm_l, msm_a, msm_b1; /* G1 MSMs */
     double msm_b2;   /* the G2 MSM (on its own thread when split) */
     double finish;   /* prove_finish: join, assembly, release */
+    /* On a GPU backend, the device's own time of each stage (CUDA events;
+     * 0 on the CPU): H's uploads and transforms, each MSM. */
+    double dev_ntt, dev_msm_h, dev_msm_l, dev_msm_a, dev_msm_b1, dev_msm_b2;
 } groth16_times_t;
 
 /* Called as a heavy stage of a prove ends (groth16_prove_opts.on_stage). */
