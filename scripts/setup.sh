@@ -14,6 +14,7 @@ packages=(
   libjansson-dev             # run.json, analyze --json
   libdw-dev libbz2-dev       # watch --trace: symbols of traced stacks (elfutils; static libdw.a needs libbz2.a)
   libmicrohttpd-dev          # --listen: the /metrics server (static; GnuTLS stays shared)
+  nettle-dev                 # SHA-256: the records of snarkjs keys already checked
   gnuplot-nox                # zkbench plot
   help2man                   # the man page, made at build time from zkbench --help
   python3                    # small test helpers
