@@ -30,6 +30,7 @@
 #include "prover/iden3/zkey_check.h"
 #include "prover/iden3/zkey_file.h"
 #include "tests/common.h"
+#include "tests/iden3/zkey_writer.h"
 
 /* more points than one check chunk (1024) in every query */
 enum { NV = 1100, NPUB = 1, DOMAIN = 2048 };
@@ -39,38 +40,7 @@ static g2_affine_t *g2s;
 static g1_affine_t off1; /* on the curve, outside G1 */
 static g2_affine_t off2; /* on the twist, outside G2 */
 
-static unsigned char *buf;
-static size_t len, cap_bytes;
-
-static void put(const void *p, size_t n)
-{
-    if (len + n > cap_bytes) {
-        cap_bytes = 2 * (len + n);
-        buf = realloc(buf, cap_bytes);
-        if (!buf)
-            abort();
-    }
-    memcpy(buf + len, p, n);
-    len += n;
-}
-static void put_u32(uint32_t v) { put(&v, 4); }
-static void put_u64(uint64_t v) { put(&v, 8); }
-/* snarkjs's coordinates: Montgomery limbs, little endian (our layout on x86-64) */
-static void put_g1(const g1_affine_t *p) { put(&p->x, 48), put(&p->y, 48); }
-static void put_g2(const g2_affine_t *p) { put(&p->x.c0, 48), put(&p->x.c1, 48), put(&p->y.c0, 48), put(&p->y.c1, 48); }
-
-static size_t sec_start;
-static void sec_begin(uint32_t type)
-{
-    put_u32(type);
-    sec_start = len;
-    put_u64(0);
-}
-static void sec_end(void)
-{
-    uint64_t n = len - sec_start - 8;
-    memcpy(buf + sec_start, &n, 8);
-}
+static zkey_writer_t zw;
 
 /* A replaced point: section (5 A, 6 B1, 7 B2, 8 C, 9 H), file index, and
  * the point (G1 or G2 by section). */
@@ -90,42 +60,28 @@ static const void *point(int section, size_t i, const swap_t *sw, size_t n_sw)
 
 static void build(const swap_t *sw, size_t n_sw)
 {
-    len = 0;
-    put("zkey", 4);
-    put_u32(1);
-    put_u32(9);
-    sec_begin(1);
-    put_u32(1); /* Groth16 */
-    sec_end();
-    sec_begin(2);
-    put_u32(48);
-    put(FP_MODULUS, 48);
-    put_u32(32);
-    put(FR_MODULUS, 32);
-    put_u32(NV);
-    put_u32(NPUB);
-    put_u32(DOMAIN);
-    put_g1(&g1s[0]), put_g1(&g1s[1]), put_g2(&g2s[0]), put_g2(&g2s[1]), put_g1(&g1s[2]), put_g2(&g2s[2]);
-    sec_end();
-    sec_begin(3); /* IC */
+    zw.len = 0;
+    zkey_writer_header(&zw, NV, NPUB, DOMAIN,
+                       &g1s[0], &g1s[1], &g2s[0], &g2s[1], &g1s[2], &g2s[2]);
+    zkey_writer_begin(&zw, 3); /* IC */
     for (int i = 0; i < NPUB + 1; i++)
-        put_g1(&g1s[i]);
-    sec_end();
-    sec_begin(4);
-    put_u32(0);
-    sec_end();
+        zkey_writer_g1(&zw, &g1s[i]);
+    zkey_writer_end(&zw);
+    zkey_writer_begin(&zw, 4);
+    zkey_writer_u32(&zw, 0);
+    zkey_writer_end(&zw);
     static const int sections[5] = {5, 6, 7, 8, 9};
     static const size_t counts[5] = {NV, NV, NV, NV - NPUB - 1, DOMAIN};
     for (int s = 0; s < 5; s++) {
-        sec_begin((uint32_t)sections[s]);
+        zkey_writer_begin(&zw, (uint32_t)sections[s]);
         for (size_t i = 0; i < counts[s]; i++) {
             const void *p = point(sections[s], i, sw, n_sw);
             if (sections[s] == 7)
-                put_g2(p);
+                zkey_writer_g2(&zw, p);
             else
-                put_g1(p);
+                zkey_writer_g1(&zw, p);
         }
-        sec_end();
+        zkey_writer_end(&zw);
     }
 }
 
@@ -134,8 +90,7 @@ static char key_path[256], rec_dir[256];
 
 static void write_key(void)
 {
-    FILE *f = fopen(key_path, "wb");
-    CHECK(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+    CHECK(zkey_writer_save(&zw, key_path) == 0);
 }
 
 /* iden3_zkey_open of the built key: rc, the info and the error line. */
@@ -346,7 +301,7 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
-    free(buf);
+    zkey_writer_free(&zw);
     free(g1s);
     free(g2s);
     return test_finish();
