@@ -36,7 +36,8 @@ meson install -C "$build" "${args[@]}" >"$build/install.log" 2>&1 || { cat "$bui
 libdir=$(option libdir) mandir=$(option mandir) datadir=$(option datadir) bindir=$(option bindir)
 root=${DESTDIR:-}$prefix
 libs=$(cd "$root/$libdir" && ls libzkbench-*.so 2>/dev/null | paste -sd, || true)
-echo "install   $root: $bindir/zkbench, $libdir/{$libs}, $mandir/man1/zkbench.1$(
+case $libs in *,*) libs="{$libs}" ;; esac
+echo "install   $root: $bindir/zkbench, $libdir/$libs, $mandir/man1/zkbench.1$(
   [ -f "$root/$mandir/man1/zkbench.1" ] || echo " (not built: no help2man)"), $datadir/bash-completion/completions/zkbench"
 if [ -z "${DESTDIR:-}" ]; then
   case ":$PATH:" in
