@@ -7,14 +7,18 @@
 set -u
 py=$1 script=$2 zk=$3
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1 ||
-   ! unshare --mount --propagation private true 2>/dev/null; then
+   ! unshare --mount --propagation unchanged true 2>/dev/null; then
   echo "SKIP: needs root and unshare (util-linux) to make a mount namespace without ptys"
   exit 77
 fi
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unshare --mount --propagation private bash -c \
-  'mount -t tmpfs -o size=64k tmpfs /dev/pts && exec "$0" "$@"' "$py" "$script" "$zk" --terminal >"$out" 2>"$err"
+# /dev/pts made private in the new namespace first, so the tmpfs never
+# propagates to the machine's (--propagation private needs / to be a
+# mount point, which it is not in a chroot)
+unshare --mount --propagation unchanged bash -c \
+  'mount --make-rprivate /dev/pts && mount -t tmpfs -o size=64k tmpfs /dev/pts && exec "$0" "$@"' \
+  "$py" "$script" "$zk" --terminal >"$out" 2>"$err"
 rc=$?
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
