@@ -116,8 +116,9 @@ CIRCOM
 done
 
 out=$root/results/iden3-vs-snarkjs.md
-commit=$(git -C "$root" rev-parse --short HEAD)
-dirty=$(git -C "$root" status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
+# ZKBENCH_COMMIT: where the tree is a copy without .git (a device machine)
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "${ZKBENCH_COMMIT:-unknown}")
+dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 {
   echo "# zkbench vs snarkjs: Groth16 proving with the same zkey (BLS12-381)"
