@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs every Debian package that zkbench's build, tests, benchmarks and
-# plots need. Idempotent and non-interactive: packages already present are
-# left alone, and the package lists are refreshed only when something is
-# missing. Run as root (CI and the development machines are root).
+# Installs every Debian package that zkbench's build, plots and installed
+# command need (scripts/test-setup.sh adds what only the tests need).
+# Idempotent and non-interactive: packages already present are left alone,
+# and the package lists are refreshed only when something is missing. Run
+# as root (CI and the development machines are root).
 set -euo pipefail
 
 packages=(
@@ -14,9 +15,12 @@ packages=(
   libjansson-dev             # run.json, analyze --json
   libdw-dev libbz2-dev       # watch --trace: symbols of traced stacks (elfutils; static libdw.a needs libbz2.a)
   libmicrohttpd-dev          # --listen: the /metrics server (static; GnuTLS stays shared)
+  nettle-dev                 # SHA-256: the records of snarkjs keys already checked
   gnuplot-nox                # zkbench plot
   help2man                   # the man page, made at build time from zkbench --help
-  python3                    # small test helpers
+  python3                    # small test helpers, scripts/install.sh
+  man-db                     # man zkbench, once installed (scripts/install.sh)
+  bash-completion            # loads the installed completion in new shells
 )
 
 missing=()

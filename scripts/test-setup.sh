@@ -8,7 +8,9 @@
 #   python3-prometheus-client   batch, promtool, a strict OpenMetrics parser
 #   chromium                    the report test: zkbench report's page loaded
 #                               headless (no console error, verdict rendered)
-#   man-db                      the man test renders the built page (man -l)
+#   curl                        the metrics test fetches /metrics and its
+#                               errors (404, 405) as a scraper would
+#   procps                      pgrep (the sweep test finds a batch's child)
 # Idempotent and non-interactive like setup.sh: nothing is installed when
 # the tools are already there (a node from elsewhere, e.g. NodeSource, with
 # its own npm, is kept: Debian's npm would conflict with it).
@@ -26,7 +28,8 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 have_pkg prometheus || missing+=(prometheus)
 have_pkg python3-prometheus-client || missing+=(python3-prometheus-client)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v man >/dev/null 2>&1 || missing+=(man-db)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v pgrep >/dev/null 2>&1 || missing+=(procps)
 
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive

@@ -87,8 +87,9 @@ int cmd_prove_zkey(int argc, char **argv)
     fr_t *w = NULL;
     size_t nw = 0;
     int status = 2, rc;
+    iden3_zkey_info_t zinfo;
     double t0 = run_clock_now();
-    if ((rc = iden3_zkey_read(&zk, zkey_path, 0, (unsigned)threads, &err)) < 0) {
+    if ((rc = iden3_zkey_open(&zk, zkey_path, /* record_dir= */ NULL, (unsigned)threads, &zinfo, &err)) < 0) {
         cli_error(2, "prove: %s", err.msg);
         goto done;
     }
@@ -156,6 +157,16 @@ int cmd_prove_zkey(int argc, char **argv)
     }
     printf("key       %s: %u variables, %u public, domain 2^%u (read in %.3f s)\n", zkey_path, zk->n_vars, zk->n_public,
            zk->log_n, t_zkey);
+    if (zinfo.from_record)
+        printf("subgroup  checked before: %s vouches for these %llu G1 and %llu G2 points (digest in %.3f s)\n",
+               zinfo.record, (unsigned long long)zinfo.n_g1, (unsigned long long)zinfo.n_g2, zinfo.digest_s);
+    else if (zinfo.recorded)
+        printf("subgroup  %llu G1 and %llu G2 points checked in %.3f s; recorded in %s\n",
+               (unsigned long long)zinfo.n_g1, (unsigned long long)zinfo.n_g2, zinfo.subgroup_s, zinfo.record);
+    else
+        printf("subgroup  %llu G1 and %llu G2 points checked in %.3f s; not recorded: %s: %s\n",
+               (unsigned long long)zinfo.n_g1, (unsigned long long)zinfo.n_g2, zinfo.subgroup_s, zinfo.dir,
+               strerror(-zinfo.record_error));
     printf("witness   %s (read in %.3f s)\n", wtns_path, t_wtns);
     printf("stages    eval %.3f s, ntt %.3f s, msm h %.3f s, c %.3f s, a %.3f s, b1 %.3f s, b2 %.3f s\n", tm.eval,
            tm.ntt, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b1, tm.msm_b2);

@@ -3,6 +3,7 @@
 #include "harness/run/param_cache.h"
 
 #include "kernels/kernels.h"
+#include "prover/cache_dir.h"
 #include "prover/checksum.h"
 
 #include <errno.h>
@@ -15,19 +16,7 @@
 
 int param_cache_dir(char *out, size_t cap, char *err, size_t err_cap)
 {
-    const char *env = getenv("ZKBENCH_PARAMS_DIR");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    int n;
-    if (env && *env)
-        n = snprintf(out, cap, "%s", env);
-    else if (xdg && *xdg)
-        n = snprintf(out, cap, "%s/zkbench/params", xdg);
-    else if (home && *home)
-        n = snprintf(out, cap, "%s/.cache/zkbench/params", home);
-    else
-        n = snprintf(out, cap, "/tmp/zkbench-params");
-    if (n < 0 || (size_t)n >= cap) {
+    if (cache_dir_default(out, cap) < 0) {
         snprintf(err, err_cap, "parameter cache path too long");
         return -ENAMETOOLONG;
     }

@@ -156,7 +156,7 @@ static int circuit_zkey(circuit_t *c, const char *spec, unsigned partitions, cha
         return -ENOMEM;
     }
     iden3_error_t ie;
-    if ((rc = iden3_zkey_read(&zc->z, zkey, 0, 0, &ie)) < 0 ||
+    if ((rc = iden3_zkey_open(&zc->z, zkey, /* record_dir= */ NULL, 0, NULL, &ie)) < 0 ||
         (rc = iden3_wtns_read(&zc->w, &zc->n_w, wtns, -1, &ie)) < 0) {
         snprintf(err, cap, "%s", ie.msg);
         zkey_destroy_cb(&(circuit_t){.impl = zc});

@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include <stdio.h>
+#include <time.h>
 
+#include "prover/cache_dir.h"
 #include "prover/iden3/csr.h"
+#include "prover/iden3/zkey_check.h"
 #include "prover/mem.h"
 #include "prover/ntt.h"
 #include "prover/parallel.h"
@@ -221,8 +224,56 @@ static void *params_alloc_bytes(size_t n, size_t size)
     return mem_calloc(MEM_KIND_PARAMS, -1, -1, n ? n * size : 1);
 }
 
-int iden3_zkey_read(iden3_zkey_t **ret, const char *path, unsigned flags, unsigned threads, iden3_error_t *err)
+static double now_s(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/*
+ * The subgroup check of the query points, decoded and not yet compacted:
+ * with records (dir not NULL) skipped when dir's record names the points'
+ * digest, else run and then recorded. 0, or -EINVAL naming the first point
+ * outside, or -ENOMEM.
+ */
+static int check_queries(const iden3_points_t *sets, size_t n_sets, const iden3_zkey_t *z, const char *dir,
+                         unsigned threads, iden3_zkey_info_t *info, const char *path, iden3_error_t *err)
+{
+    uint8_t digest[IDEN3_DIGEST_BYTES];
+    for (size_t i = 0; i < n_sets; i++)
+        *(sets[i].g2 ? &info->n_g2 : &info->n_g1) += sets[i].n;
+    double t0 = now_s();
+    if (dir) {
+        if (iden3_points_digest(digest, sets, n_sets, z->n_vars, z->n_public, (uint32_t)z->n, threads) < 0)
+            return iden3_error(err, -ENOMEM, path, "out of memory for the digest of the key's points");
+        info->digest_s = now_s() - t0;
+        if (iden3_check_record_path(info->record, sizeof info->record, dir, digest) < 0)
+            info->record[0] = 0;
+        if (iden3_check_record_find(dir, digest, info->n_g1, info->n_g2)) {
+            info->from_record = true;
+            return 0;
+        }
+    }
+    t0 = now_s();
+    for (size_t i = 0; i < n_sets; i++) {
+        size_t bad;
+        if (!iden3_points_in_subgroup(&sets[i], threads, &bad))
+            return iden3_error(err, -EINVAL, path, "%s point %zu: not in the subgroup", sets[i].what, bad);
+    }
+    info->subgroup_s = now_s() - t0;
+    if (dir) {
+        info->record_error = iden3_check_record_write(dir, digest, info->n_g1, info->n_g2);
+        info->recorded = info->record_error == 0;
+    }
+    return 0;
+}
+
+/* iden3_zkey_read and iden3_zkey_open: records in dir, or none (NULL). */
+static int zkey_load(iden3_zkey_t **ret, const char *path, unsigned flags, const char *dir, unsigned threads,
+                     iden3_zkey_info_t *info, iden3_error_t *err)
+{
+    double t_start = now_s();
     iden3_binfile_t f;
     iden3_zkey_t *z = NULL;
     iden3_csr_t *csr = NULL;
@@ -388,14 +439,26 @@ int iden3_zkey_read(iden3_zkey_t **ret, const char *path, unsigned flags, unsign
         rc = iden3_error(err, -ENOMEM, path, "out of memory for the key's points");
         goto done;
     }
+    /* The range and curve checks while decoding; the query points' subgroup
+     * check after (check_queries), the few IC points' right away. */
     uint32_t k = iden3_snarkjs_root_exponent();
     if ((rc = decode_points(vk->ic, s3, npub, false, true, 0, 0, threads, path, "IC", err)) < 0 ||
-        (rc = decode_points(z->a, s5, nv, false, sub, 0, 0, threads, path, "A", err)) < 0 ||
-        (rc = decode_points(z->b_g1, s6, nv, false, sub, 0, 0, threads, path, "B1", err)) < 0 ||
-        (rc = decode_points(z->b_g2, s7, nv, true, sub, 0, 0, threads, path, "B2", err)) < 0 ||
-        (rc = decode_points(z->c, s8, npriv, false, sub, 0, 0, threads, path, "C", err)) < 0 ||
-        (rc = decode_points(z->h, s9, domain, false, sub, k, domain - 1, threads, path, "H", err)) < 0)
+        (rc = decode_points(z->a, s5, nv, false, false, 0, 0, threads, path, "A", err)) < 0 ||
+        (rc = decode_points(z->b_g1, s6, nv, false, false, 0, 0, threads, path, "B1", err)) < 0 ||
+        (rc = decode_points(z->b_g2, s7, nv, true, false, 0, 0, threads, path, "B2", err)) < 0 ||
+        (rc = decode_points(z->c, s8, npriv, false, false, 0, 0, threads, path, "C", err)) < 0 ||
+        (rc = decode_points(z->h, s9, domain, false, false, k, domain - 1, threads, path, "H", err)) < 0)
         goto done;
+    info->decode_s = now_s() - t_start;
+    if (sub) {
+        const iden3_points_t sets[] = {
+            {z->a, nv, false, "A", 0, 0},          {z->b_g1, nv, false, "B1", 0, 0},
+            {z->b_g2, nv, true, "B2", 0, 0},       {z->c, npriv, false, "C", 0, 0},
+            {z->h, domain, false, "H", k, domain - 1},
+        };
+        if ((rc = check_queries(sets, sizeof sets / sizeof sets[0], z, dir, threads, info, path, err)) < 0)
+            goto done;
+    }
     if ((rc = compact(z->a, nv, sizeof(g1_affine_t), &z->density_a, &z->n_a)) < 0 ||
         (rc = compact(z->b_g1, nv, sizeof(g1_affine_t), &z->density_b1, &z->n_b_g1)) < 0 ||
         (rc = compact(z->b_g2, nv, sizeof(g2_affine_t), &z->density_b2, &z->n_b_g2)) < 0) {
@@ -410,6 +473,32 @@ done:
     iden3_zkey_free(z);
     iden3_binfile_close(&f);
     return rc;
+}
+
+int iden3_zkey_read(iden3_zkey_t **ret, const char *path, unsigned flags, unsigned threads, iden3_error_t *err)
+{
+    iden3_zkey_info_t info;
+    memset(&info, 0, sizeof info);
+    return zkey_load(ret, path, flags, NULL, threads, &info, err);
+}
+
+int iden3_zkey_open(iden3_zkey_t **ret, const char *path, const char *record_dir, unsigned threads,
+                    iden3_zkey_info_t *info, iden3_error_t *err)
+{
+    iden3_zkey_info_t local;
+    iden3_zkey_info_t *in = info ? info : &local;
+    memset(in, 0, sizeof *in);
+    if (record_dir) {
+        if (strlen(record_dir) >= sizeof in->dir)
+            return iden3_error(err, -ENAMETOOLONG, record_dir, "the records' folder: path too long");
+        strcpy(in->dir, record_dir);
+    } else {
+        char base[4096];
+        int rc = cache_dir_default(base, sizeof base);
+        if (rc < 0 || (size_t)snprintf(in->dir, sizeof in->dir, "%s/checked", base) >= sizeof in->dir)
+            return iden3_error(err, -ENAMETOOLONG, path, "the records' folder (ZKBENCH_PARAMS_DIR): path too long");
+    }
+    return zkey_load(ret, path, 0, in->dir, threads, in, err);
 }
 
 static bool row_eq(const r1cs_t *x, const r1cs_t *y, enum r1cs_matrix_id m, uint64_t row)

@@ -34,6 +34,7 @@
 #ifndef ZKB_IDEN3_ZKEY_FILE_H
 #define ZKB_IDEN3_ZKEY_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,12 +71,39 @@ typedef struct {
  * Reads and checks path: the curve (BLS12-381 only: bn128 and others are
  * refused by name), protocol, every section size against the header,
  * coefficient indices and ranges, every point's range, curve equation and
- * subgroup (an endomorphism check per point, on threads).
- * threads: 0 = all cores. 0 and *ret (free with iden3_zkey_free; buffers
- * tracked as MEM_KIND_PARAMS / MEM_KIND_CIRCUIT), or a negative errno with
- * err set.
+ * subgroup (Scott's endomorphism test per point, on threads: see
+ * zkey_check.h). threads: 0 = all cores. 0 and *ret (free with
+ * iden3_zkey_free; buffers tracked as MEM_KIND_PARAMS / MEM_KIND_CIRCUIT),
+ * or a negative errno with err set.
  */
 int iden3_zkey_read(iden3_zkey_t **ret, const char *path, unsigned flags, unsigned threads, iden3_error_t *err);
+
+/* What iden3_zkey_open did. */
+typedef struct {
+    bool from_record;    /* the query points' subgroup check was skipped: a record
+                            says these very points passed it */
+    bool recorded;       /* this call checked them and wrote the record */
+    int record_error;    /* checked, but the record could not be written: -errno
+                            (the key is read all the same); 0 otherwise */
+    char dir[4096];      /* the records' folder */
+    char record[4200];   /* this key's record (when the digest was made) */
+    uint64_t n_g1, n_g2; /* query points checked or vouched for (infinity included) */
+    double decode_s;     /* mapping and decoding, with the range and curve checks */
+    double digest_s;     /* the SHA-256 digest of the points */
+    double subgroup_s;   /* the subgroup check; 0 when from_record */
+} iden3_zkey_info_t;
+
+/*
+ * iden3_zkey_read with every check, through records of keys already
+ * checked (zkey_check.h): the decoded query points are digested, and when
+ * record_dir holds the record of that digest the subgroup check is skipped;
+ * otherwise it runs, and a key that passes is recorded. record_dir NULL:
+ * the checked/ folder of the cache folder (prover/cache_dir.h). A record
+ * that cannot be written is no error (info->record_error says why).
+ * info may be NULL. Returns as iden3_zkey_read.
+ */
+int iden3_zkey_open(iden3_zkey_t **ret, const char *path, const char *record_dir, unsigned threads,
+                    iden3_zkey_info_t *info, iden3_error_t *err);
 /* NULL is accepted. */
 void iden3_zkey_free(iden3_zkey_t *z);
 

@@ -5,6 +5,9 @@
  *   FE_ONE                  one (an element)
  *   FE_RAND(ret)            a uniformly random field element
  *   GENERATOR, INFINITY_PT  the group's generator and infinity constants
+ *   COFACTOR_HEX            the cofactor h: the curve has h r points
+ *   COFACTOR_PRIMES         h's prime factors with their multiplicity, as
+ *                           decimal strings ({"3", "11", "11", ...})
  * and include this file once.
  *
  * The reference is affine chord-and-tangent arithmetic written here from
@@ -626,6 +629,106 @@ static void test_subgroup(int rounds)
     CHECK(C(affine_in_subgroup)(&inf));
 }
 
+/* [k]p for k a GMP value of any size, through the library's Jacobian code. */
+static void jac_mul_mpz(JAC_T *ret, const AFFINE_T *p, const mpz_t k)
+{
+    uint64_t limbs[16] = {0};
+    size_t n = 0;
+    mpz_export(limbs, &n, -1, 8, 0, 0, k);
+    JAC_T j;
+    C(jac_from_affine)(&j, p);
+    C(jac_mul)(ret, &j, limbs, n);
+}
+
+/* Both tests, the endomorphism one (affine and Jacobian) and [r]P = O,
+ * must give want for p. */
+static void check_membership(const AFFINE_T *p, bool want)
+{
+    JAC_T j;
+    rand_jac(&j, p);
+    CHECK(C(affine_is_on_curve)(p));
+    CHECK(C(affine_in_subgroup)(p) == want);
+    CHECK(C(jac_in_subgroup)(&j) == want);
+    CHECK(mul_r_is_zero(p) == want);
+}
+
+/*
+ * Crafted points on the curve and outside the group, the ones a hostile
+ * key would hold: a point of each prime order q dividing the cofactor (and
+ * of order q^2 where q^2 divides it), the same added to a group point, and
+ * the cofactor part of a random point ([r]R). The endomorphism test and
+ * the definition [r]P = O must reject every one and accept the group point.
+ */
+static void test_subgroup_crafted(int rounds)
+{
+    static const char *const primes[] = COFACTOR_PRIMES;
+    const size_t n_primes = sizeof primes / sizeof primes[0];
+    mpz_t h, prod, q, order, k;
+    mpz_inits(h, prod, q, order, k, NULL);
+    CHECK(mpz_set_str(h, COFACTOR_HEX, 16) == 0);
+    mpz_set_ui(prod, 1);
+    for (size_t i = 0; i < n_primes; i++) {
+        CHECK(mpz_set_str(q, primes[i], 10) == 0);
+        CHECK(mpz_probab_prime_p(q, 30) > 0);
+        mpz_mul(prod, prod, q);
+    }
+    CHECK(mpz_cmp(prod, h) == 0);
+    mpz_mul(order, h, test_r);
+
+    for (int round = 0; round < rounds; round++) {
+        AFFINE_T r_pt, g, sum, t;
+        JAC_T j;
+        /* the curve has h r points: [h r]R = O */
+        rand_curve_point(&r_pt);
+        jac_mul_mpz(&j, &r_pt, order);
+        CHECK(C(jac_is_infinity)(&j));
+        rand_point(&g);
+        check_membership(&g, true);
+
+        /* the cofactor part of R: order dividing h, not 1 */
+        jac_mul_mpz(&j, &r_pt, test_r);
+        C(jac_to_affine)(&t, &j);
+        CHECK(!C(affine_is_infinity)(&t));
+        check_membership(&t, false);
+
+        for (size_t i = 0; i < n_primes; i++) {
+            if (i > 0 && strcmp(primes[i], primes[i - 1]) == 0)
+                continue;
+            unsigned m = 1;
+            while (i + m < n_primes && strcmp(primes[i + m], primes[i]) == 0)
+                m++;
+            /* T = [h r / q^m]R: R's q-primary part (order dividing q^m) */
+            mpz_set_str(q, primes[i], 10);
+            mpz_pow_ui(k, q, m);
+            mpz_divexact(k, order, k);
+            bool found = false;
+            for (int tries = 0; tries < 64 && !found; tries++) {
+                rand_curve_point(&r_pt);
+                jac_mul_mpz(&j, &r_pt, k);
+                C(jac_to_affine)(&t, &j);
+                found = !C(affine_is_infinity)(&t);
+            }
+            if (!CHECK(found))
+                continue;
+            mpz_pow_ui(k, q, m);
+            jac_mul_mpz(&j, &t, k);
+            CHECK(C(jac_is_infinity)(&j));
+            for (;;) {
+                /* T itself, and T added to a group point */
+                check_membership(&t, false);
+                ref_add(&sum, &g, &t);
+                check_membership(&sum, false);
+                /* then [q]T, down to a point of order q */
+                jac_mul_mpz(&j, &t, q);
+                if (C(jac_is_infinity)(&j))
+                    break;
+                C(jac_to_affine)(&t, &j);
+            }
+        }
+    }
+    mpz_clears(h, prod, q, order, k, NULL);
+}
+
 static void run_group_tests(int rounds)
 {
     test_generator();
@@ -638,4 +741,5 @@ static void run_group_tests(int rounds)
     test_mul(rounds / 4 + 1);
     test_batch();
     test_subgroup(rounds / 4 + 1);
+    test_subgroup_crafted(2);
 }

@@ -16,6 +16,9 @@
 #define FE_RAND(r) test_rand_fp(r)
 #define GENERATOR G1_GENERATOR
 #define INFINITY_PT G1_INFINITY
+/* #E(Fp) = h r with h = (x - 1)^2 / 3 = 3 11^2 10177^2 859267^2 52437899^2. */
+#define COFACTOR_HEX "396c8c005555e1568c00aaab0000aaab"
+#define COFACTOR_PRIMES {"3", "11", "11", "10177", "10177", "859267", "859267", "52437899", "52437899"}
 #include "tests/curve/group_test_template.h"
 
 /* Coordinates from the zcash BLS12-381 specification and the IETF

@@ -22,6 +22,12 @@ static void rand_fp2(fp2_t *r)
 #define FE_RAND(r) rand_fp2(r)
 #define GENERATOR G2_GENERATOR
 #define INFINITY_PT G2_INFINITY
+/* #E'(Fp2) = h r with h = (x^8 - 4x^7 + 5x^6 - 4x^4 + 6x^3 - 4x^2 - 4x + 13) / 9
+ * = 13^2 23^2 2713 11953 262069 q, q a 448-bit prime. */
+#define COFACTOR_HEX \
+    "5d543a95414e7f1091d50792876a202cd91de4547085abaa68a205b2e5a7ddfa628f1cb4d9e82ef21537e293a6691ae1616ec6e786f0c70cf1c38e31c7238e5"
+#define COFACTOR_PRIMES \
+    {"13", "13", "23", "23", "2713", "11953", "262069", "402096035359507321594726366720466575392706800671181159425656785868777272553337714697862511267018014931937703598282857976535744623203249"}
 #include "tests/curve/group_test_template.h"
 
 /* Coordinates from the zcash BLS12-381 specification and the IETF

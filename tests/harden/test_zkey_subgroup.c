@@ -21,83 +21,43 @@
 #include "prover/field/fr.h"
 #include "prover/iden3/zkey_file.h"
 #include "tests/common.h"
+#include "tests/iden3/zkey_writer.h"
 
-static unsigned char buf[1 << 16];
-static size_t len;
-
-static void put(const void *p, size_t n)
-{
-    memcpy(buf + len, p, n);
-    len += n;
-}
-static void put_u32(uint32_t v) { put(&v, 4); }
-static void put_u64(uint64_t v) { put(&v, 8); }
-/* snarkjs stores coordinates as Montgomery limbs, little endian: our
- * in-memory layout on x86-64 */
-static void put_g1(const g1_affine_t *p) { put(&p->x, 48), put(&p->y, 48); }
-static void put_g2(const g2_affine_t *p) { put(&p->x.c0, 48), put(&p->x.c1, 48), put(&p->y.c0, 48), put(&p->y.c1, 48); }
-
-static size_t sec_start;
-static void sec_begin(uint32_t type)
-{
-    put_u32(type);
-    sec_start = len;
-    put_u64(0);
-}
-static void sec_end(void)
-{
-    uint64_t n = len - sec_start - 8;
-    memcpy(buf + sec_start, &n, 8);
-}
+static zkey_writer_t zw;
 
 /* which: -1 none, 0 A[1], 1 B1[1], 2 H[0], 3 B2[1] (G2) off the subgroup */
 static void build(int which, const g1_affine_t *off1, const g2_affine_t *off2)
 {
     const g1_affine_t *g1 = &G1_GENERATOR;
     const g2_affine_t *g2 = &G2_GENERATOR;
-    len = 0;
-    put("zkey", 4);
-    put_u32(1);
-    put_u32(9);
-    sec_begin(1);
-    put_u32(1); /* Groth16 */
-    sec_end();
-    sec_begin(2);
-    put_u32(48);
-    put(FP_MODULUS, 48);
-    put_u32(32);
-    put(FR_MODULUS, 32);
-    put_u32(2); /* variables: ONE and one public */
-    put_u32(1); /* public */
-    put_u32(2); /* domain */
-    put_g1(g1), put_g1(g1), put_g2(g2), put_g2(g2), put_g1(g1), put_g2(g2);
-    sec_end();
-    sec_begin(3); /* IC */
-    put_g1(g1), put_g1(g1);
-    sec_end();
-    sec_begin(4);
-    put_u32(0);
-    sec_end();
-    sec_begin(5); /* A */
-    put_g1(g1), put_g1(which == 0 ? off1 : g1);
-    sec_end();
-    sec_begin(6); /* B1 */
-    put_g1(g1), put_g1(which == 1 ? off1 : g1);
-    sec_end();
-    sec_begin(7); /* B2 */
-    put_g2(g2), put_g2(which == 3 ? off2 : g2);
-    sec_end();
-    sec_begin(8); /* C: no private variable */
-    sec_end();
-    sec_begin(9); /* H */
-    put_g1(which == 2 ? off1 : g1), put_g1(g1);
-    sec_end();
+    zw.len = 0;
+    zkey_writer_header(&zw, 2, 1, 2, /* variables: ONE and one public; public; domain */
+                       g1, g1, g2, g2, g1, g2);
+    zkey_writer_begin(&zw, 3); /* IC */
+    zkey_writer_g1(&zw, g1), zkey_writer_g1(&zw, g1);
+    zkey_writer_end(&zw);
+    zkey_writer_begin(&zw, 4);
+    zkey_writer_u32(&zw, 0);
+    zkey_writer_end(&zw);
+    zkey_writer_begin(&zw, 5); /* A */
+    zkey_writer_g1(&zw, g1), zkey_writer_g1(&zw, which == 0 ? off1 : g1);
+    zkey_writer_end(&zw);
+    zkey_writer_begin(&zw, 6); /* B1 */
+    zkey_writer_g1(&zw, g1), zkey_writer_g1(&zw, which == 1 ? off1 : g1);
+    zkey_writer_end(&zw);
+    zkey_writer_begin(&zw, 7); /* B2 */
+    zkey_writer_g2(&zw, g2), zkey_writer_g2(&zw, which == 3 ? off2 : g2);
+    zkey_writer_end(&zw);
+    zkey_writer_begin(&zw, 8); /* C: no private variable */
+    zkey_writer_end(&zw);
+    zkey_writer_begin(&zw, 9); /* H */
+    zkey_writer_g1(&zw, which == 2 ? off1 : g1), zkey_writer_g1(&zw, g1);
+    zkey_writer_end(&zw);
 }
 
 static int read_back(const char *path, unsigned flags, char *msg, size_t cap)
 {
-    FILE *f = fopen(path, "wb");
-    CHECK(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+    CHECK(zkey_writer_save(&zw, path) == 0);
     iden3_zkey_t *z = NULL;
     iden3_error_t err;
     int rc = iden3_zkey_read(&z, path, flags, 1, &err);
@@ -154,5 +114,6 @@ int main(void)
         CHECK(read_back(path, IDEN3_ZKEY_NO_SUBGROUP_CHECK, msg, sizeof msg) == 0);
     }
     unlink(path);
+    zkey_writer_free(&zw);
     return test_finish();
 }

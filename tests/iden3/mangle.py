@@ -5,12 +5,15 @@
   drop IN OUT TYPE BYTES     section TYPE shortened by BYTES (header fixed)
   set-u32 IN OUT TYPE OFF V  the u32 at byte OFF of section TYPE set to V
   bn128-zkey IN OUT          the zkey's q and r replaced by bn128's
+  order3-g1 IN OUT TYPE I    G1 point I of zkey section TYPE replaced by
+                             (0, 2): on the curve, of order 3, outside G1
 """
 import struct
 import sys
 
 BN128_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583
 BN128_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+BLS12_381_Q = int("1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab", 16)
 
 
 def parse(data):
@@ -50,6 +53,11 @@ def main():
         elif op == "set-u32":
             s = section(secs, int(sys.argv[4]))
             struct.pack_into("<I", s[1], int(sys.argv[5]), int(sys.argv[6]))
+        elif op == "order3-g1":
+            s = section(secs, int(sys.argv[4]))
+            off = 96 * int(sys.argv[5])
+            y = (2 << 384) % BLS12_381_Q  # Montgomery form, R = 2^384
+            s[1][off:off + 96] = bytes(48) + y.to_bytes(48, "little")
         elif op == "bn128-zkey":
             s = section(secs, 2)
             n8q = struct.unpack_from("<I", s[1], 0)[0]

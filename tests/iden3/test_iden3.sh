@@ -49,6 +49,9 @@ ptau="$src/data/pot9_bls12381.ptau"
 work=$(mktemp -d "${TMPDIR:-/tmp}/zkbench-iden3.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# the records of keys whose points passed the subgroup check go here, not
+# into the user's cache
+export ZKBENCH_PARAMS_DIR="$work/params"
 fails=0
 t_start=$SECONDS
 
@@ -107,6 +110,8 @@ tamper_proof() {
     fs.writeFileSync(process.argv[2], JSON.stringify(p, null, 1));' "$1" "$2"
 }
 
+m="python3 $src/mangle.py"
+
 # ---- keys and witnesses --------------------------------------------------
 declare -A input=(
   [sq]='{"a": "3", "x0": "5"}'
@@ -142,6 +147,32 @@ done
 expect "zkbench prove sq without --r1cs" 0 "" "$zk" prove --zkey sq.zkey --wtns sq.wtns --proof sq.b.proof.json \
   --public sq.b.public.json
 expect_sj "zkbench's proof of sq without --r1cs" valid sq.vk.json sq.b.public.json sq.b.proof.json
+
+# The subgroup check's record (issue 28): the first prove of a key checks
+# every query point and records the key's digest; the next is vouched for
+# by the record; the same key with one point outside G1 is refused all the
+# same, and a record is made only for a key that passed. (A folder of its
+# own: the proofs above recorded sq.zkey already.)
+cp sq.zkey rec.zkey
+export ZKBENCH_PARAMS_DIR="$work/params-rec"
+"$zk" prove --zkey rec.zkey --wtns sq.wtns --proof rec.proof.json --public rec.public.json >rec1.out 2>&1
+re1="^subgroup  [0-9]+ G1 and [0-9]+ G2 points checked in [0-9.]+ s; recorded in $work/params-rec/checked/zkey-[0-9a-f]{64}\.checked$"
+grep -Eq "$re1" rec1.out && ok "first prove: points checked and recorded" ||
+  fail "first prove of a key: no 'checked ... recorded' line: $(cat rec1.out)"
+"$zk" prove --zkey rec.zkey --wtns sq.wtns --proof rec.proof.json --public rec.public.json >rec2.out 2>&1
+grep -Eq "^subgroup  checked before: $work/params-rec/checked/zkey-[0-9a-f]{64}\.checked vouches for these [0-9]+ G1 and [0-9]+ G2 points" rec2.out &&
+  ok "second prove: the record vouches, no check" || fail "second prove of a key: not vouched for: $(cat rec2.out)"
+expect_sj "the proof made through the record" valid sq.vk.json rec.public.json rec.proof.json
+nrec=$(ls "$work/params-rec/checked" | wc -l)
+$m order3-g1 rec.zkey rec3.zkey 5 1
+expect "recorded key with an A point of order 3" 2 "rec3.zkey: A point 1: not in the subgroup" \
+  "$zk" prove --zkey rec3.zkey --wtns sq.wtns
+$m order3-g1 rec.zkey rec9.zkey 9 3
+expect "recorded key with an H point of order 3" 2 "rec9.zkey: H point 3: not in the subgroup" \
+  "$zk" prove --zkey rec9.zkey --wtns sq.wtns
+[ "$(ls "$work/params-rec/checked" | wc -l)" = "$nrec" ] && ok "no record for refused keys" ||
+  fail "a refused key was recorded: $(ls "$work/params-rec/checked")"
+export ZKBENCH_PARAMS_DIR="$work/params"
 
 # The same circuit through zkbench batch (issue 7: the batch pipeline and its
 # instrumentation for zkey circuits): every proof verifies, the files are
@@ -197,7 +228,6 @@ expect "zkbench refuses sq0's proof with sq's signals" 1 "does not verify" "$zk"
   --proof sq0.zk.proof.json --public sq.zk.public.json
 
 # ---- bad files --------------------------------------------------------------
-m="python3 $src/mangle.py"
 zsize=$(stat -c %s sq.zkey)
 $m truncate sq.zkey trunc.zkey $((zsize / 2))
 expect "truncated zkey" 2 "trunc.zkey: truncated" "$zk" prove --zkey trunc.zkey --wtns sq.wtns

@@ -52,6 +52,13 @@ if ! have_pkgs; then
   have_pkgs || skip_why="Debian packages prometheus and python3-prometheus-client not installed and not installable ($(tail -1 "$tmp/apt.log" 2>/dev/null || echo 'not root or no apt-get'))"
 fi
 
+# curl fetches the pages as a scraper would: a test package
+# (scripts/test-setup.sh), so its absence is one clear failure, not six
+if ! command -v curl >/dev/null 2>&1; then
+  echo "FAIL: curl not found: scripts/test-setup.sh installs it (apt-get install curl)" >&2
+  exit 1
+fi
+
 # a free loopback port (bound, closed, then taken by the caller)
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # waits for "metrics at http://ADDR:PORT/metrics" in file $1; prints ADDR:PORT
