@@ -73,6 +73,7 @@ struct batch_opts {
     bool no_analyze; /* --no-analyze: no diagnosis or plots at the end */
     unsigned sample_ms;
     uint64_t mem_limit; /* bytes; 0: no cap */
+    uint64_t gpu_mem;   /* --gpu-mem: device bytes per GPU; 0: what each has free */
     enum params_load params_load;
     char inject_text[512];
     /* --gpus: "all", or the CUDA devices listed (n_gpus; 0: not given,
@@ -90,7 +91,7 @@ enum {
     OPT_GPU_QUEUE = 'q', OPT_FINISH = 'f', OPT_NO_SPLIT = 'S', OPT_DEALLOC = 'd', OPT_TRIM = 'T', OPT_THREADS = 't',
     OPT_BACKEND = 'b', OPT_PARAMS = 'k', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_NO_VERIFY = 'V', OPT_SEED = 's',
     OPT_INJECT = 'i', OPT_MEM_LIMIT = 'M', OPT_PARAMS_LOAD = 'L', OPT_FORCE = 'F', OPT_QUIET = 'Q',
-    OPT_NO_ANALYZE = 'A', OPT_GPUS = 'G',
+    OPT_NO_ANALYZE = 'A', OPT_GPUS = 'G', OPT_GPU_MEM = 'D',
 };
 
 static const cli_opt_t batch_opts[] = {
@@ -105,6 +106,9 @@ static const cli_opt_t batch_opts[] = {
                                           "device memory"},
     {"gpus", OPT_GPUS, "all|LIST", "the CUDA devices to prove on, e.g. 0,1 or 0-3 (default 0): W workers\n"
                                    "and the resident proving key on each"},
+    {"gpu-mem", OPT_GPU_MEM, "SIZE", "device memory zkbench may take on each GPU (24G, 16GiB; default:\n"
+                                     "what it has free): the proving key stays resident when it fits\n"
+                                     "beside the workers, else it streams from the host pass by pass"},
     {"gpu-queue", OPT_GPU_QUEUE, "Q", "synthesized partitions waiting for a prover worker (default W x\n"
                                       "devices)"},
     {"finish-workers", OPT_FINISH, "F", "finish-stage threads (default 2)"},
@@ -365,6 +369,10 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
             if (params_load_parse(&o->params_load, val) < 0)
                 return cli_error(2, "batch: --params-load must be mmap or heap, got '%s'", val);
             break;
+        case OPT_GPU_MEM:
+            if (!analyze_parse_size(&o->gpu_mem, val) || o->gpu_mem == 0)
+                return cli_error(2, "batch: --gpu-mem must be a size such as 24G or 16GiB, got '%s'", val);
+            break;
         case OPT_MEM_LIMIT:
             if (!analyze_parse_size(&o->mem_limit, val))
                 return cli_error(2, "batch: --mem-limit must be a size such as 512M, 1.5G or 2GiB, got '%s'", val);
@@ -522,7 +530,7 @@ static json_t *json_config(const struct batch_opts *o, const char *backend, cons
     for (unsigned i = 0; gpus && i < o->n_gpus; i++)
         json_array_append_new(gpus, json_integer(o->gpus[i]));
     return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:o, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, "
-                     "s:s, s:o}",
+                     "s:s, s:o, s:o}",
                      "count", pc->count, "concurrency", pc->concurrency, "partitions", pc->partitions,
                      "circuit", o->circuit, "circuit_resolved", spec, "pw", pc->pw, "gpu_workers",
                      pc->gpu_workers, "gpus", gpus, "gpu_queue", pc->gpu_queue, "finish_workers", pc->finish_workers,
@@ -530,7 +538,8 @@ static json_t *json_config(const struct batch_opts *o, const char *backend, cons
                      "threads", pc->threads ? pc->threads : parallel_default_threads(), "backend", backend,
                      "params", params_path, "sample_ms", o->sample_ms, "verify", pc->verify,
                      "seed", (json_int_t)pc->seed, "inject", o->inject_text, "mem_limit",
-                     o->mem_limit ? json_integer((json_int_t)o->mem_limit) : json_null());
+                     o->mem_limit ? json_integer((json_int_t)o->mem_limit) : json_null(), "gpu_mem",
+                     o->gpu_mem ? json_integer((json_int_t)o->gpu_mem) : json_null());
 }
 
 /* How the parameters were loaded (README, "--params-load"). */
@@ -952,7 +961,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         gpu_list_text(devs, sizeof devs, o.gpus, o.n_gpus);
         snprintf(phase, sizeof phase, "uploading the proving key to GPU %s", devs);
         console_phase(&con, phase);
-        struct backend_gpu_config gc = {.devices = o.gpus, .n_devices = o.n_gpus, .workers = o.pc.gpu_workers};
+        struct backend_gpu_config gc = {.devices = o.gpus, .n_devices = o.n_gpus, .workers = o.pc.gpu_workers,
+                                        .gpu_mem = (size_t)o.gpu_mem};
         rc = backend_gpu_new_cfg(&be, pk, &gc, err, sizeof err);
         console_phase_end(&con);
         if (rc < 0) {
@@ -966,10 +976,21 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         } else {
             struct backend_device_info di;
             backend_device_info(be, 0, &di);
-            console_say(&con, "proving key resident on GPU %s (uploaded in %.1f s): %.2f GiB each; %u prover "
-                              "worker%s a GPU, %.2f GiB of device memory each",
-                        devs, run_clock_now() - tu, (double)di.key_bytes / (1u << 30), o.pc.gpu_workers,
-                        o.pc.gpu_workers == 1 ? "" : "s", (double)di.lane_bytes / (1u << 30));
+            console_say(&con, "proving key %s GPU %s (%.1f s): %.2f GiB; %u prover worker%s a GPU, %.2f GiB of "
+                              "device memory each, MSM passes of %zu scalars; %.2f of %.2f GiB planned",
+                        di.key_resident ? "resident on" : "streamed from the host to", devs, run_clock_now() - tu,
+                        (double)di.key_bytes / (1u << 30), o.pc.gpu_workers, o.pc.gpu_workers == 1 ? "" : "s",
+                        (double)di.lane_bytes / (1u << 30), di.chunk,
+                        (double)((di.key_resident ? di.key_bytes : 0) + di.ntt_bytes +
+                                 (size_t)o.pc.gpu_workers * di.lane_bytes) / (1u << 30),
+                        (double)di.budget / (1u << 30));
+            json_object_set_new(root, "gpu_plan",
+                                json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "key_resident", di.key_resident,
+                                          "key_bytes", (json_int_t)di.key_bytes, "budget_bytes",
+                                          (json_int_t)di.budget, "ntt_bytes", (json_int_t)di.ntt_bytes,
+                                          "msm_chunk", (json_int_t)di.chunk, "lane_bytes",
+                                          (json_int_t)di.lane_bytes, "lane_msm_bytes",
+                                          (json_int_t)di.lane_msm_bytes));
         }
     }
     json_object_set_new(root, "config", json_config(&o, backend, circ->spec, job.params_path));
