@@ -206,9 +206,13 @@ void kernels_prove_ws_bytes(size_t n, size_t n_witness, size_t *device_bytes,
  */
 int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b,
                        const void *c, const void **d_h);
-/* The device time of the workspace's last kernels_prove_ws_h (CUDA
- * events from the first upload to h, ms). */
-double kernels_prove_ws_last_ms(const kernels_prove_ws_t *ws);
+/* Where the workspace's last kernels_prove_ws_h went (ms): the device's
+ * span from the first upload to h (CUDA events), of it until c was on the
+ * device and after, and the host's time filling the staging buffers. */
+struct kernels_h_profile {
+    double total_ms, upload_ms, after_upload_ms, host_ms;
+};
+int kernels_prove_ws_last_profile(const kernels_prove_ws_t *ws, struct kernels_h_profile *p);
 /*
  * The witness w (n <= n_witness Montgomery fr_t, host memory) copied to the
  * workspace's device once, so that the MSMs over it (L, A, B_g1) read it

@@ -163,10 +163,9 @@ int kernels_prove_ws_h(kernels_prove_ws_t *ws, const void *a, const void *b, con
     return -ENODEV;
 }
 
-double kernels_prove_ws_last_ms(const kernels_prove_ws_t *ws)
+int kernels_prove_ws_last_profile(const kernels_prove_ws_t *ws, struct kernels_h_profile *p)
 {
-    (void)ws;
-    return 0;
+    return ws && p ? -ENODEV : -EINVAL;
 }
 
 int kernels_prove_ws_witness(kernels_prove_ws_t *ws, const void *w, size_t n, const void **d_w)

@@ -51,7 +51,7 @@ static int ws_destroy(struct msm_ws *ws)
     if (ws->s1)
         cudaStreamDestroy(ws->s1);
     struct kbuf *bufs[] = {&ws->sc, &ws->keys[0], &ws->keys[1], &ws->vals[0], &ws->vals[1],
-                           &ws->start, &ws->end, &ws->buck, &ws->head, &ws->tail, &ws->seg[0], &ws->seg[1],
+                           &ws->start, &ws->end, &ws->buck, &ws->pbuck, &ws->head, &ws->tail, &ws->seg[0], &ws->seg[1],
                            &ws->ones[0], &ws->ones[1], &ws->fin, &ws->dens, &ws->pref,
                            &ws->bases[0], &ws->bases[1], &ws->tmp, &ws->stage[0], &ws->stage[1],
                            &ws->bstage[0], &ws->bstage[1]};

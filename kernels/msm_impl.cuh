@@ -136,7 +136,7 @@ struct msm_ws {
     struct msm_ws *next; /* in the pool's idle list */
     int device;
     size_t point_bytes;  /* the curve it serves: affine point bytes (G1 or G2) */
-    struct kbuf sc, keys[2], vals[2], start, end, buck, head, tail, seg[2], ones[2], fin,
+    struct kbuf sc, keys[2], vals[2], start, end, buck, pbuck, head, tail, seg[2], ones[2], fin,
         dens, pref, bases[2], tmp, stage[2], bstage[2];
     cudaStream_t s0, s1;
     cudaEvent_t ev_stage[2], ev_bstage[2], ev_bases_in[2], ev_bases_used[2], ev_r[MSM_R_COUNT];
@@ -284,6 +284,8 @@ static int msm_scratch(struct msm_ws *ws, const struct msm_plan *pl, size_t *dev
     MSM_NEED(start, KERNELS_MEM_MSM, (pl->nb + 2) * sizeof(uint32_t));
     MSM_NEED(end, KERNELS_MEM_MSM, (pl->nb + 2) * sizeof(uint32_t));
     MSM_NEED(buck, KERNELS_MEM_MSM, (size_t)pl->nb * sizeof(xyzz_t));
+    if (pl->passes > 1)
+        MSM_NEED(pbuck, KERNELS_MEM_MSM, (size_t)pl->nb * sizeof(xyzz_t)); /* a later pass's buckets */
     MSM_NEED(head, KERNELS_MEM_MSM, (size_t)pl->chunks * sizeof(xyzz_t));
     MSM_NEED(tail, KERNELS_MEM_MSM, (size_t)pl->chunks * sizeof(xyzz_t));
     /* what step 5 takes to the host: at most MSM_HOST_SUMS sums a window and
@@ -405,7 +407,7 @@ fail:
 /* Steps 2 and 3 for a pass of len scalars whose bases are at dev_bases:
  * sort, bounds, the buckets and the ones summed into the call's, on s0. */
 template <class F>
-static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t len,
+static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t pass, size_t len,
                             const dev_affine_t<F> *dev_bases, cudaEvent_t ev_sorted, cudaEvent_t bases_in)
 {
     typedef dev_xyzz_t<F> xyzz_t;
@@ -428,16 +430,26 @@ static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t
     {
         const uint32_t *vals = dv.Current();
         uint32_t chunks = pl->chunks;
+        /* the first pass sums into the call's buckets, a later one into
+         * its own, merged after */
+        xyzz_t *buck = (xyzz_t *)(pass ? ws->pbuck.p : ws->buck.p);
+        if (pass)
+            CUDA_TRY(cudaMemsetAsync(buck, 0, (size_t)nb * sizeof(xyzz_t), ws->s0)); /* infinity */
         msm_accumulate_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
             dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
-            (xyzz_t *)ws->buck.p, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
+            buck, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
         if ((rc = CUDA_CHECK_LAUNCH("msm_accumulate_kernel")) < 0)
             return rc;
         msm_combine_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
-            dk.Current(), (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
-            (xyzz_t *)ws->buck.p, (const xyzz_t *)ws->head.p, (const xyzz_t *)ws->tail.p);
+            dk.Current(), (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks, buck,
+            (const xyzz_t *)ws->head.p, (const xyzz_t *)ws->tail.p);
         if ((rc = CUDA_CHECK_LAUNCH("msm_combine_kernel")) < 0)
             return rc;
+        if (pass) {
+            msm_merge_kernel<F><<<blocks_for(nb, 128), 128, 0, ws->s0>>>((xyzz_t *)ws->buck.p, buck, nb);
+            if ((rc = CUDA_CHECK_LAUNCH("msm_merge_kernel")) < 0)
+                return rc;
+        }
         msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, ws->s0>>>(
             dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
             (xyzz_t *)ws->ones[0].p);
@@ -574,7 +586,7 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases, const d
         /* the prefix copy reads host memory: wait before freeing it */
         CUDA_TRY(cudaStreamSynchronize(ws->s0));
     }
-    /* buckets and ones start at infinity and gather every pass */
+    /* the call's buckets and ones start at infinity and gather every pass */
     CUDA_TRY(cudaMemsetAsync(ws->buck.p, 0, (size_t)pl.nb * sizeof(xyzz_t), ws->s0));
     CUDA_TRY(cudaMemsetAsync(ws->ones[0].p, 0, MSM_ONES_THREADS * sizeof(xyzz_t), ws->s0));
     if (pl.host_bases) {
@@ -599,7 +611,7 @@ static int msm_run(dev_jac_t<F> *ret, const dev_affine_t<F> *host_bases, const d
             goto fail;
         CUDA_TRY(cudaEventRecord(ws->ev_p[p][MSM_P_DIGITS], ws->s0));
         const dev_affine_t<F> *bases = pl.host_bases ? (const dev_affine_t<F> *)ws->bases[slot].p : dev_bases;
-        if ((rc = msm_pass_buckets<F>(ws, &pl, len, bases, ws->ev_p[p][MSM_P_SORT],
+        if ((rc = msm_pass_buckets<F>(ws, &pl, p, len, bases, ws->ev_p[p][MSM_P_SORT],
                                       pl.host_bases ? ws->ev_bases_in[slot] : NULL)) < 0)
             goto fail;
         CUDA_TRY(cudaEventRecord(ws->ev_p[p][MSM_P_BUCKETS], ws->s0));

@@ -115,8 +115,11 @@ __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t 
  * makes the same number of additions, one per pair, and a run's end is a
  * short branch inside that one loop: with a loop per run, a warp waited at
  * each run's end for its longest run (on the H200, 333 ms of buckets at
- * 2^24 where one thread per bucket took 210). Buckets hold the passes
- * before (infinity before the first). */
+ * 2^24 where one thread per bucket took 210). The pass's buckets are
+ * stored, not added to the passes before (msm_merge_kernel does that): a
+ * call of the full addition here put the accumulator in local memory, and
+ * passes ran 2-3x slower on the H200. Empty buckets must be zeroed
+ * (infinity) before. */
 template <class F>
 __global__ void __launch_bounds__(128)
 msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
@@ -141,9 +144,7 @@ msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
         if (j == b1 || j == hi) {
             /* the run of bucket k ends here */
             if (b0 >= lo && b1 <= hi) {
-                dev_xyzz_t<F> sum = buckets[k];
-                xyzz_add(sum, sum, acc);
-                buckets[k] = sum;
+                buckets[k] = acc;
             } else {
                 if (first)
                     head[t] = acc;
@@ -166,7 +167,7 @@ msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
 
 /* The buckets that cross chunks: the thread of the chunk a bucket starts in
  * adds its tail piece and the head pieces of the chunks after it up to the
- * bucket's end, and the sum to the bucket. */
+ * bucket's end. */
 template <class F>
 __global__ void __launch_bounds__(128)
 msm_combine_kernel(const uint32_t *__restrict__ keys,
@@ -193,9 +194,20 @@ msm_combine_kernel(const uint32_t *__restrict__ keys,
         if (end[k] <= uhi)
             break;
     }
-    dev_xyzz_t<F> sum = buckets[k];
-    xyzz_add(sum, sum, acc);
-    buckets[k] = sum;
+    buckets[k] = acc;
+}
+
+/* The call's buckets gather a later pass's: total[k] += pass[k]. */
+template <class F>
+__global__ void __launch_bounds__(128)
+msm_merge_kernel(dev_xyzz_t<F> *total, const dev_xyzz_t<F> *pass, uint32_t nb)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nb || xyzz_is_inf(pass[k]))
+        return;
+    dev_xyzz_t<F> sum = total[k];
+    xyzz_add(sum, sum, pass[k]);
+    total[k] = sum;
 }
 
 /* Partial sums of the points of scalars 1 (key nb), added to out: thread

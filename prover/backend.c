@@ -330,8 +330,11 @@ int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t
             return rc;
         l->d_h = NULL;
         rc = kernels_prove_ws_h(l->ws, a, b, c, &l->d_h);
-        if (rc == 0)
-            l->device_ms[BACKEND_STAGE_H] = kernels_prove_ws_last_ms(l->ws);
+        struct kernels_h_profile hp;
+        if (rc == 0 && kernels_prove_ws_last_profile(l->ws, &hp) == 0) {
+            l->device_ms[BACKEND_STAGE_H] = hp.total_ms;
+            l->device_ms[BACKEND_STAGE_H_UPLOAD] = hp.upload_ms;
+        }
         lane_give(l, false);
         return rc;
     }

@@ -66,7 +66,9 @@ struct backend_device_info {
 /* The device's own time of a lane's last stage of each kind (CUDA events,
  * ms): H (uploads and transforms), and each query's MSM. */
 enum backend_stage { BACKEND_STAGE_H, BACKEND_STAGE_MSM_H, BACKEND_STAGE_MSM_L, BACKEND_STAGE_MSM_A,
-                     BACKEND_STAGE_MSM_B_G1, BACKEND_STAGE_MSM_B_G2, BACKEND_STAGES };
+                     BACKEND_STAGE_MSM_B_G1, BACKEND_STAGE_MSM_B_G2,
+                     BACKEND_STAGE_H_UPLOAD, /* of H: until a, b and c are on the device */
+                     BACKEND_STAGES };
 /* 0 on the CPU or before the stage ran on that lane. */
 double backend_device_ms(const backend_t *be, unsigned lane, enum backend_stage stage);
 

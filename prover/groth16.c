@@ -344,6 +344,7 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
         goto fail;
     groth16_stage_done(o->on_stage, o->stage_ctx, "h", t0, &t->ntt);
     t->dev_ntt = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_H) / 1e3;
+    t->dev_h_upload = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_H_UPLOAD) / 1e3;
     struct msm_opts m;
     msm_opts_for(&m, o);
     t0 = groth16_now_s();

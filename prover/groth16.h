@@ -84,6 +84,15 @@ typedef struct {
 int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
                      int device, groth16_setup_times_t *times);
 
+/* The same into p, whose arrays have groth16_key_counts's sizes (heap
+ * form, or a key file being written: params_map_create): every point is
+ * written. -EINVAL for other sizes; p is unchanged on failure only in that
+ * case. */
+int groth16_setup_into(groth16_params_t *p, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
+                       int device, groth16_setup_times_t *times);
+/* The key's array sizes for shape: ic, h, l, a, b_g1, b_g2. */
+void groth16_key_counts(size_t counts[6], const groth16_shape_t *shape);
+
 /* Does pk fit the circuit (query sizes match its domain and densities)?
  * 0, or -EINVAL with a description in msg (cap bytes). */
 int groth16_params_check(const groth16_params_t *pk, const groth16_shape_t *shape, char *msg, size_t cap);
@@ -101,6 +110,7 @@ typedef struct {
     /* On a GPU backend, the device's own time of each stage (CUDA events;
      * 0 on the CPU): H's uploads and transforms, each MSM. */
     double dev_ntt, dev_msm_h, dev_msm_l, dev_msm_a, dev_msm_b1, dev_msm_b2;
+    double dev_h_upload; /* of dev_ntt: until a, b and c were on the device */
 } groth16_times_t;
 
 /* Called as a heavy stage of a prove ends (groth16_prove_opts.on_stage). */

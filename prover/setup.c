@@ -459,8 +459,36 @@ static int fb_run(void *out, const fb_table_t *t, const fr_t *scalars, size_t n,
     return rc;
 }
 
+void groth16_key_counts(size_t counts[6], const groth16_shape_t *shape)
+{
+    const r1cs_t *cs = shape->cs;
+    counts[0] = cs->num_inputs;
+    counts[1] = shape->n - 1;
+    counts[2] = cs->num_aux;
+    counts[3] = shape->n_a;
+    counts[4] = shape->n_b;
+    counts[5] = shape->n_b;
+}
+
 int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
                      int device, groth16_setup_times_t *times)
+{
+    size_t k[6];
+    groth16_params_t *p;
+    groth16_key_counts(k, shape);
+    int rc = params_alloc(&p, k[0], k[1], k[2], k[3], k[4], k[5]);
+    if (rc < 0)
+        return rc;
+    if ((rc = groth16_setup_into(p, shape, seed, threads, device, times)) < 0) {
+        params_free(p);
+        return rc;
+    }
+    *ret = p;
+    return 0;
+}
+
+int groth16_setup_into(groth16_params_t *p, const groth16_shape_t *shape, uint64_t seed, unsigned threads,
+                       int device, groth16_setup_times_t *times)
 {
     const r1cs_t *cs = shape->cs;
     size_t n = shape->n;
@@ -480,7 +508,6 @@ int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint6
     rand_fr_nonzero(&delta, &state);
 
     fr_t *L = NULL, *at = NULL, *bt = NULL, *ct = NULL, *sc = NULL;
-    groth16_params_t *p = NULL;
     fb_table_t t1 = {0}, t2 = {0};
     struct scalars_job sj = {0};
 
@@ -510,8 +537,11 @@ int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint6
     for (uint32_t j = 0; j < cs->num_inputs; j++)
         fr_add(&at[j], &at[j], &L[cs->num_constraints + j]);
     lap(&t0, &tm.qap);
-    if ((rc = params_alloc(&p, cs->num_inputs, n - 1, cs->num_aux, n_a, n_b, n_b)) < 0)
+    if (p->vk.n_ic != cs->num_inputs || p->n_h != n - 1 || p->n_l != cs->num_aux || p->n_a != n_a ||
+        p->n_b_g1 != n_b || p->n_b_g2 != n_b) {
+        rc = -EINVAL;
         goto done;
+    }
     size_t g1_scalars = (n - 1) + nv + n_a + n_b;
     if ((rc = fb_table_init(&t1, &FB_G1, g1_scalars, threads)) < 0 ||
         (rc = fb_table_init(&t2, &FB_G2, n_b + 3, threads)) < 0)
@@ -586,13 +616,10 @@ int groth16_setup_on(groth16_params_t **ret, const groth16_shape_t *shape, uint6
 
     if (times)
         *times = tm;
-    *ret = p;
-    p = NULL;
     rc = 0;
 done:
     fb_table_free(&t1);
     fb_table_free(&t2);
-    params_free(p);
     mem_free(L);
     mem_free(at);
     mem_free(bt);
