@@ -1,4 +1,5 @@
 /* The parameter cache; see param_cache.h. */
+#define _GNU_SOURCE
 #include "harness/run/out_file.h"
 #include "harness/run/param_cache.h"
 
@@ -7,10 +8,12 @@
 #include "prover/checksum.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,9 +30,9 @@ int param_cache_dir(char *out, size_t cap, char *err, size_t err_cap)
     return rc;
 }
 
-/* A file name from the circuit's canonical spec, without the partition
- * count (the keys do not depend on it). */
-static void cache_name(char *out, size_t cap, const circuit_t *circ)
+/* The circuit's canonical spec without the partition count (the keys do
+ * not depend on it): the key file's recorded origin. */
+static void key_spec(char *out, size_t cap, const circuit_t *circ)
 {
     size_t k = 0;
     for (const char *s = circ->spec; *s && k + 1 < cap; s++) {
@@ -40,12 +43,26 @@ static void cache_name(char *out, size_t cap, const circuit_t *circ)
                 break;
             continue;
         }
-        char ch = *s;
-        out[k++] = (ch == ':' || ch == ',' || ch == '=') ? '-' : ch;
+        out[k++] = *s;
     }
-    while (k > 0 && out[k - 1] == '-')
+    while (k > 0 && out[k - 1] == ',')
         k--;
     out[k] = 0;
+}
+
+/* A file name from it: separators become '-'. */
+static void cache_name(char *out, size_t cap, const circuit_t *circ)
+{
+    key_spec(out, cap, circ);
+    for (char *s = out; *s; s++)
+        if (*s == ':' || *s == ',' || *s == '=')
+            *s = '-';
+}
+
+static int too_long(char *err, size_t err_cap)
+{
+    snprintf(err, err_cap, "parameter cache path too long");
+    return -ENAMETOOLONG;
 }
 
 int param_cache_params_path(char *out, size_t cap, const circuit_t *circ, char *err, size_t err_cap)
@@ -55,20 +72,12 @@ int param_cache_params_path(char *out, size_t cap, const circuit_t *circ, char *
     if (rc < 0)
         return rc;
     cache_name(name, sizeof name, circ);
-    if ((size_t)snprintf(out, cap, "%s/%s.params", dir, name) >= cap) {
-        snprintf(err, err_cap, "parameter cache path too long");
-        return -ENAMETOOLONG;
-    }
+    if ((size_t)snprintf(out, cap, "%s/%s.key", dir, name) >= cap)
+        return too_long(err, err_cap);
     return 0;
 }
 
-static int too_long(char *err, size_t err_cap)
-{
-    snprintf(err, err_cap, "parameter cache path too long");
-    return -ENAMETOOLONG;
-}
-
-/* The advice that goes with a layout cache that cannot be written. */
+/* The advice that goes with a key file that cannot be written. */
 static const char *write_hint(int rc)
 {
     switch (rc) {
@@ -78,30 +87,10 @@ static const char *write_hint(int rc)
     case -ENOTDIR:
     case -ENOSPC:
     case -EDQUOT:
-        return " (set ZKBENCH_PARAMS_DIR to a writable folder, or use --params-load heap)";
+        return " (set ZKBENCH_PARAMS_DIR to a writable folder with room for the key)";
     default:
         return "";
     }
-}
-
-/* mmap mode: maps map_path for params_path, rebuilding it as needed. */
-static int open_mapped(groth16_params_t **ret, struct param_cache_info *info, unsigned flags,
-                       unsigned threads, char *err, size_t err_cap)
-{
-    params_map_info_t mi;
-    params_error_t perr;
-    int rc = params_map_open(ret, info->map_path, info->params_path, flags, threads, &mi, &perr);
-    if (rc < 0) {
-        snprintf(err, err_cap, "%s%s", perr.msg, write_hint(rc));
-        return rc;
-    }
-    if (mi.rebuilt) {
-        info->rebuilt = true;
-        snprintf(info->why, sizeof info->why, "%s", mi.why);
-    }
-    info->mapped_bytes = mi.mapped_bytes;
-    info->verify_s = mi.verify_s;
-    return 0;
 }
 
 static int check_shape(groth16_params_t **ret, const groth16_shape_t *shape, const char *path, char *err,
@@ -119,61 +108,49 @@ static int check_shape(groth16_params_t **ret, const groth16_shape_t *shape, con
     return 0;
 }
 
-/*
- * The cache's record of a .params file it validated (PATH.sum: its size
- * and checksum_tree, written by zkbench after generating or fully checking
- * it). The heap mode skips the per-point subgroup check only for a file
- * that still matches it; any other file is checked in full. A checksum
- * catches corruption, not tampering (docs/params-cache.md).
- */
-#define SUM_FORMAT "zkbench-params-sum-1 %llu %016llx\n"
-
-static void sum_write(const char *params_path, unsigned threads)
+/* The mode's form of a mapped key: itself, or a heap copy (the mapping
+ * freed). */
+static int to_mode(groth16_params_t **pk, enum params_load load, const char *path, char *err, size_t err_cap)
 {
-    params_source_t src;
-    params_error_t perr;
-    char path[4200], tmp[4300], text[96];
-    if (params_source_identify(&src, params_path, threads, &perr) < 0)
-        return;
-    snprintf(path, sizeof path, "%.4090s.sum", params_path);
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    int n = snprintf(text, sizeof text, SUM_FORMAT, (unsigned long long)src.bytes,
-                     (unsigned long long)src.checksum);
-    FILE *f = fopen(tmp, "wx");
-    if (!f)
-        return; /* no record: the next heap load checks in full again */
-    bool ok = fwrite(text, 1, (size_t)n, f) == (size_t)n;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0)
-        unlink(tmp);
+    if (load != PARAMS_LOAD_HEAP)
+        return 0;
+    groth16_params_t *heap;
+    int rc = params_map_to_heap(&heap, *pk);
+    params_free(*pk);
+    *pk = NULL;
+    if (rc < 0) {
+        snprintf(err, err_cap, "%s: out of memory copying the key to the heap", path);
+        return rc;
+    }
+    *pk = heap;
+    return 0;
 }
 
-/* Whether params_path still is the file PATH.sum records. */
-static bool sum_matches(const char *params_path, unsigned threads)
+static void note_stats(struct param_cache_info *in, const params_map_stats_t *st, const groth16_params_t *pk)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%.4090s.sum", params_path);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    unsigned long long bytes = 0, sum = 0;
-    int got = fscanf(f, "zkbench-params-sum-1 %llu %llx", &bytes, &sum);
-    fclose(f);
-    params_source_t src;
-    params_error_t perr;
-    return got == 2 && params_source_identify(&src, params_path, threads, &perr) == 0 && src.bytes == bytes &&
-           src.checksum == sum;
+    in->mapped_bytes = pk->map_bytes;
+    in->blocks = st->blocks;
+    in->blocks_checked = st->blocks_checked;
+    in->verify_s = st->check_s + st->populate_s;
 }
 
-/* Generates the circuit's keys into params_path (and PATH.vk); in mmap
- * mode also writes the layout cache from the key just made, so it is not
- * read back and re-validated. */
-static int generate(struct param_cache_info *info, const circuit_t *circ, const groth16_shape_t *shape,
-                    unsigned threads, int device, char *err, size_t err_cap)
+/* Generates the circuit's keys straight into a new key file at
+ * info->params_path (and the verifying key beside it). */
+static int generate(groth16_params_t **ret, struct param_cache_info *info, const circuit_t *circ,
+                    const groth16_shape_t *shape, unsigned threads, int device, char *err, size_t err_cap)
 {
+    size_t counts[6];
+    groth16_key_counts(counts, shape);
     groth16_params_t *pk;
+    params_map_writer_t *w;
+    params_error_t perr;
+    int rc = params_map_create(&pk, &w, info->params_path, counts, &perr);
+    if (rc < 0) {
+        snprintf(err, err_cap, "%s%s", perr.msg, write_hint(rc));
+        return rc;
+    }
     double t0 = groth16_now_s();
-    int rc = groth16_setup_on(&pk, shape, /* seed= */ 1, threads, device, NULL);
+    rc = groth16_setup_into(pk, shape, /* seed= */ 1, threads, device, NULL);
     if (rc < 0 && device >= 0) {
         /* the device could not (its memory taken, a driver error): the CPU makes the same keys
          * (device memory runs out as -ENOMEM too; a host that is out fails again below) */
@@ -181,38 +158,67 @@ static int generate(struct param_cache_info *info, const circuit_t *circ, const 
                  strerror(-rc), kernels_last_error());
         device = -1;
         t0 = groth16_now_s();
-        rc = groth16_setup_on(&pk, shape, /* seed= */ 1, threads, -1, NULL);
+        rc = groth16_setup_into(pk, shape, /* seed= */ 1, threads, -1, NULL);
     }
     info->setup_device = device;
     info->setup_s = groth16_now_s() - t0;
     if (rc < 0) {
+        params_map_abort(w, pk);
         snprintf(err, err_cap, "generating parameters for %s failed: %s", circ->spec, strerror(-rc));
         return rc;
     }
-    params_error_t perr;
-    char vk_path[4200];
-    snprintf(vk_path, sizeof vk_path, "%.4090s.vk", info->params_path);
-    rc = params_write(info->params_path, pk, &perr);
-    if (rc == 0)
-        rc = params_vk_write(vk_path, &pk->vk, &perr);
-    if (rc == 0 && info->load == PARAMS_LOAD_MMAP) {
-        params_source_t src;
-        rc = params_source_identify(&src, info->params_path, threads, &perr);
-        if (rc == 0)
-            rc = params_map_write(info->map_path, pk, &src, threads, &perr);
-        if (rc == 0) {
-            info->rebuilt = true;
-            snprintf(info->why, sizeof info->why, "generated with the parameters");
-        }
-    }
-    params_free(pk);
-    if (rc < 0) {
+    params_origin_t origin = {.kind = PARAMS_ORIGIN_SETUP, .seed = 1};
+    key_spec(origin.spec, sizeof origin.spec, circ);
+    t0 = groth16_now_s();
+    if ((rc = params_map_commit(w, pk, &origin, threads, &perr)) < 0) {
         snprintf(err, err_cap, "%s%s", perr.msg, write_hint(rc));
         return rc;
     }
-    sum_write(info->params_path, threads);
-    info->generated = true;
+    info->write_s = groth16_now_s() - t0;
+    char vk_path[4200];
+    size_t k = strlen(info->params_path);
+    snprintf(vk_path, sizeof vk_path, "%.*s.vk", (int)(k > 4 ? k - 4 : k), info->params_path);
+    if ((rc = params_vk_write(vk_path, &pk->vk, &perr)) < 0) {
+        params_free(pk);
+        snprintf(err, err_cap, "%s%s", perr.msg, write_hint(rc));
+        return rc;
+    }
+    info->generated = info->rebuilt = true;
+    *ret = pk;
     return 0;
+}
+
+/* Whether a read's failure means "make the key" (missing, another
+ * origin, damaged), rather than an error to report. */
+static bool remake(int rc)
+{
+    return rc == -ENOENT || rc == -EINVAL || rc == -ESTALE || rc == -EBADMSG;
+}
+
+/* An exclusive lock on PATH.lock (created), or -errno. */
+static int lock_take(const char *key_path, double *waited)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4090s.lock", key_path);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    double t0 = groth16_now_s();
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            int e = errno;
+            close(fd);
+            return -e;
+        }
+    }
+    *waited = groth16_now_s() - t0;
+    return fd;
+}
+
+static void lock_give(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* drops the flock */
 }
 
 int param_cache_open(groth16_params_t **ret, const circuit_t *circ, const groth16_shape_t *shape,
@@ -224,43 +230,44 @@ int param_cache_open(groth16_params_t **ret, const circuit_t *circ, const groth1
     memset(in, 0, sizeof *in);
     in->setup_device = -1;
     in->load = load;
-    char dir[4096], name[512];
-    int rc = param_cache_dir(dir, sizeof dir, err, err_cap);
+    int rc = param_cache_params_path(in->params_path, sizeof in->params_path, circ, err, err_cap);
     if (rc < 0)
         return rc;
-    cache_name(name, sizeof name, circ);
-    if ((size_t)snprintf(in->params_path, sizeof in->params_path, "%s/%s.params", dir, name) >=
-        sizeof in->params_path)
-        return too_long(err, err_cap);
-    if (load == PARAMS_LOAD_MMAP &&
-        (size_t)snprintf(in->map_path, sizeof in->map_path, "%s.map", in->params_path) >= sizeof in->map_path)
-        return too_long(err, err_cap);
-    if (access(in->params_path, R_OK) != 0 && (rc = generate(in, circ, shape, threads, setup_device, err, err_cap)) < 0)
-        return rc;
-
+    snprintf(in->map_path, sizeof in->map_path, "%s", in->params_path);
+    params_origin_t origin = {.kind = PARAMS_ORIGIN_SETUP, .seed = 1};
+    key_spec(origin.spec, sizeof origin.spec, circ);
     groth16_params_t *pk = NULL;
-    if (load == PARAMS_LOAD_MMAP) {
-        /* a rebuild from the file validates every point in full */
-        if ((rc = open_mapped(&pk, in, /* flags= */ 0, threads, err, err_cap)) < 0) {
-            if (rc == -EINVAL) {
-                size_t k = strlen(err);
-                snprintf(err + k, err_cap - k, " (delete it to regenerate)");
-            }
-            return rc;
+    params_map_stats_t st;
+    params_error_t perr;
+    rc = params_map_read(&pk, in->params_path, &origin, PARAMS_MAP_SAMPLE, threads, &st, &perr);
+    if (rc < 0 && remake(rc)) {
+        /* one process makes it; another finds it made once the lock is its */
+        int lock = lock_take(in->params_path, &in->lock_wait_s);
+        if (lock < 0) {
+            snprintf(err, err_cap, "%s: cannot take its lock to make the key: %s%s", in->params_path,
+                     strerror(-lock), write_hint(lock));
+            return lock;
         }
-    } else {
-        /* the subgroup check is skipped only for the file zkbench wrote or
-         * checked, unchanged since (its .sum) */
-        params_error_t perr;
-        bool known = sum_matches(in->params_path, threads);
-        if ((rc = params_read(&pk, in->params_path, known ? PARAMS_NO_SUBGROUP_CHECK : 0, threads, &perr)) < 0) {
-            snprintf(err, err_cap, "%s (delete it to regenerate)", perr.msg);
-            return rc;
+        rc = params_map_read(&pk, in->params_path, &origin, PARAMS_MAP_SAMPLE, threads, &st, &perr);
+        if (rc < 0 && remake(rc)) {
+            snprintf(in->why, sizeof in->why, "%s", rc == -ENOENT ? "none yet" : perr.msg);
+            rc = generate(&pk, in, circ, shape, threads, setup_device, err, err_cap);
+            lock_give(lock);
+            if (rc < 0)
+                return rc;
+            memset(&st, 0, sizeof st);
+            st.blocks = st.blocks_checked = 0;
+        } else {
+            lock_give(lock);
         }
-        if (!known)
-            sum_write(in->params_path, threads);
     }
-    if ((rc = check_shape(&pk, shape, in->params_path, err, err_cap)) < 0)
+    if (rc < 0 && !pk) {
+        snprintf(err, err_cap, "%s", perr.msg);
+        return rc;
+    }
+    note_stats(in, &st, pk);
+    if ((rc = to_mode(&pk, load, in->params_path, err, err_cap)) < 0 ||
+        (rc = check_shape(&pk, shape, in->params_path, err, err_cap)) < 0)
         return rc;
     *ret = pk;
     return 0;
@@ -305,14 +312,33 @@ int param_cache_open_file(groth16_params_t **ret, const char *path, const groth1
     if ((size_t)snprintf(in->params_path, sizeof in->params_path, "%s", path) >= sizeof in->params_path)
         return too_long(err, err_cap);
     groth16_params_t *pk = NULL;
+    params_error_t perr;
     int rc;
-    if (load == PARAMS_LOAD_MMAP) {
+    if (params_map_is_key_file(path)) {
+        /* a key file: used as it is, never remade */
+        params_map_stats_t st;
+        snprintf(in->map_path, sizeof in->map_path, "%s", path);
+        if ((rc = params_map_read(&pk, path, NULL, PARAMS_MAP_SAMPLE, threads, &st, &perr)) < 0) {
+            snprintf(err, err_cap, "%s%s", perr.msg,
+                     rc == -EBADMSG ? " (zkbench params verify checks every block; make the key again)" : "");
+            return rc == -ENOMEM ? rc : -EINVAL;
+        }
+        note_stats(in, &st, pk);
+        if ((rc = to_mode(&pk, load, path, err, err_cap)) < 0)
+            return rc;
+    } else if (load == PARAMS_LOAD_MMAP) {
+        params_map_info_t mi;
         if ((rc = param_cache_map_path(in->map_path, sizeof in->map_path, path, err, err_cap)) < 0)
             return rc;
-        if ((rc = open_mapped(&pk, in, /* flags= */ 0, threads, err, err_cap)) < 0)
+        if ((rc = params_map_open(&pk, in->map_path, path, /* flags= */ 0, threads, &mi, &perr)) < 0) {
+            snprintf(err, err_cap, "%s%s", perr.msg, write_hint(rc));
             return rc;
+        }
+        in->rebuilt = mi.rebuilt;
+        snprintf(in->why, sizeof in->why, "%s", mi.why);
+        in->mapped_bytes = mi.mapped_bytes;
+        in->verify_s = mi.verify_s;
     } else {
-        params_error_t perr;
         if ((rc = params_read(&pk, path, /* flags= */ 0, threads, &perr)) < 0) {
             snprintf(err, err_cap, "%s", perr.msg);
             return rc;
@@ -324,25 +350,74 @@ int param_cache_open_file(groth16_params_t **ret, const char *path, const groth1
     return 0;
 }
 
+int param_cache_preflight(const circuit_t *circ, const char *explicit_path, char *err, size_t err_cap)
+{
+    if (explicit_path) {
+        if (access(explicit_path, R_OK) != 0) {
+            int e = errno;
+            snprintf(err, err_cap, "--params %s: %s", explicit_path, strerror(e));
+            return -e;
+        }
+        return 0;
+    }
+    char key[4096];
+    int rc = param_cache_params_path(key, sizeof key, circ, err, err_cap);
+    if (rc < 0)
+        return rc;
+    if (access(key, R_OK) == 0)
+        return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", key);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    if (access(dir, W_OK) != 0) {
+        int e = errno;
+        snprintf(err, err_cap, "the parameter cache %s holds no key for %.200s and cannot be written to make one: %s "
+                 "(set ZKBENCH_PARAMS_DIR to a writable folder)", dir, circ->spec, strerror(e));
+        return -e;
+    }
+    return 0;
+}
+
 void param_cache_describe(char *out, size_t cap, const struct param_cache_info *info)
 {
-    char gen[640] = "";
+    char gen[720] = "";
     if (info->generated && info->setup_device >= 0)
-        snprintf(gen, sizeof gen, "keys made on GPU %d in %.1f s", info->setup_device, info->setup_s);
+        snprintf(gen, sizeof gen, "keys made on GPU %d in %.1f s, written in %.1f s", info->setup_device,
+                 info->setup_s, info->write_s);
     else if (info->generated)
-        snprintf(gen, sizeof gen, "keys made on the CPU in %.1f s%s%s", info->setup_s,
-                 info->setup_note[0] ? ", as " : "", info->setup_note);
+        snprintf(gen, sizeof gen, "keys made on the CPU in %.1f s%s%s, written in %.1f s", info->setup_s,
+                 info->setup_note[0] ? ", as " : "", info->setup_note, info->write_s);
+    char wait[64] = "";
+    if (info->lock_wait_s >= 0.5)
+        snprintf(wait, sizeof wait, ", after waiting %.1f s for another process making it", info->lock_wait_s);
     const char *sep = gen[0] ? ", " : "";
-    if (info->load != PARAMS_LOAD_MMAP) {
-        snprintf(out, cap, "%s (heap%s%s)", info->params_path, sep, gen);
+    if (info->load != PARAMS_LOAD_MMAP && !info->map_path[0]) {
+        snprintf(out, cap, "%s (heap, decoded and checked in full%s%s%s)", info->params_path, sep, gen, wait);
         return;
     }
-    int n = snprintf(out, cap, "%s (%s%smapped %.1f MiB from %s, checksum verified in %.2f s", info->params_path, gen,
-                     sep, (double)info->mapped_bytes / (1 << 20), info->map_path, info->verify_s);
+    char checked[160];
+    if (info->generated)
+        snprintf(checked, sizeof checked, "every block checksummed as written");
+    else if (info->blocks)
+        snprintf(checked, sizeof checked, "header and %llu of %llu blocks checked, resident in %.2f s",
+                 (unsigned long long)info->blocks_checked, (unsigned long long)info->blocks, info->verify_s);
+    else
+        snprintf(checked, sizeof checked, "checked in %.2f s", info->verify_s);
+    int n = snprintf(out, cap, "%s (%s%s%s %.1f MiB, %s%s", info->params_path, gen, sep,
+                     info->load == PARAMS_LOAD_HEAP ? "copied to the heap:" : "mapped",
+                     (double)info->mapped_bytes / (1 << 20), checked, wait);
+    if (n < 0 || (size_t)n >= cap)
+        return;
+    if (strcmp(info->map_path, info->params_path) != 0)
+        n += snprintf(out + n, cap - (size_t)n, ", from %s", info->map_path);
     if (n < 0 || (size_t)n >= cap)
         return;
     if (info->rebuilt && !info->generated)
-        snprintf(out + n, cap - (size_t)n, "; layout cache rebuilt: %s)", info->why);
+        snprintf(out + n, cap - (size_t)n, "; key file rebuilt: %s)", info->why);
+    else if (info->generated && info->why[0] && strcmp(info->why, "none yet") != 0)
+        snprintf(out + n, cap - (size_t)n, "; made anew: %s)", info->why);
     else
         snprintf(out + n, cap - (size_t)n, ")");
 }

@@ -1,6 +1,6 @@
-/* The parameter layout cache (NAME.params.map, prover/params_map.c), the
- * file harness/run/param_cache.c maps: header, layout, offsets, size and
- * checksums, without a source identity (any .params). */
+/* The proving key file (NAME.key, prover/params_map.c), the file
+ * harness/run/param_cache.c maps: header, layout, offsets, size, the block
+ * table and every block's checksum, without an origin. */
 #include "tests/fuzz/fuzz_common.h"
 
 #include "prover/params_map.h"
@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_file(data, size);
     groth16_params_t *p = NULL;
     params_error_t err;
-    if (params_map_read(&p, path, NULL, 1, &err) == 0)
+    if (params_map_read(&p, path, NULL, PARAMS_MAP_SAMPLE_ALL, 1, NULL, &err) == 0)
         params_free(p);
     return 0;
 }

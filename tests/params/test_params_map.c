@@ -1,14 +1,17 @@
 /*
- * The parameter layout cache (prover/params_map.h, harness/run/param_cache.h):
+ * The proving key file (prover/params_map.h, harness/run/param_cache.h):
  *   - the mapped key equals the heap-decoded key array for array, and a
  *     proof made with it verifies;
  *   - the mapping is read-only, shared and file-backed, resident from the
  *     load on (/proc/self/maps, smaps, status);
  *   - every corruption class is detected with its own error and rebuilt,
- *     never trusted, and the rebuilt key is again the heap-decoded one;
+ *     never trusted, and the rebuilt key is again the heap-decoded one; a
+ *     start samples blocks (the first and the last always), the full check
+ *     finds any block;
  *   - bad inputs: missing or corrupt .params files, unwritable caches;
  *   - the harness modes: heap gives tracked MEM_KIND_PARAMS buffers as
- *     before, mmap gives none and a mapped byte count.
+ *     before, mmap gives none and a mapped byte count; one key file in the
+ *     cache, made once by two processes that find none.
  * The header offsets used here are the ones docs/params-cache.md gives.
  */
 #define _GNU_SOURCE
@@ -49,9 +52,15 @@
 #define H_PAYLOAD_OFFSET 208
 #define H_PAYLOAD_BYTES 216
 #define H_FILE_BYTES 224
-#define H_SOURCE_CHECKSUM 248
-#define H_HEADER_CHECKSUM 256
-#define H_SIZE 264
+#define H_PAYLOAD_CHECKSUM 232
+#define H_TABLE_OFFSET 248
+#define H_TABLE_COUNT 256
+#define H_ORIGIN_KIND 264
+#define H_SEED 272
+#define H_SOURCE_SAMPLE 296
+#define H_SPEC 304
+#define H_HEADER_CHECKSUM 560
+#define H_SIZE 568
 
 static char g_dir[PATH_MAX];
 
@@ -203,7 +212,7 @@ struct fixture {
     circuit_t *circ;
     groth16_shape_t *shape;
     char src[PATH_MAX]; /* a .params file */
-    params_source_t id;
+    params_origin_t id; /* its identity, as a key file derived from it records it */
     groth16_params_t *heap; /* params_read of src */
 };
 
@@ -217,8 +226,9 @@ static void fixture_key(struct fixture *f, uint64_t seed)
     params_free(f->heap);
     f->heap = NULL;
     CHECK(params_read(&f->heap, f->src, 0, 2, &perr) == 0);
-    CHECK(params_source_identify(&f->id, f->src, 2, &perr) == 0);
-    CHECK(f->id.bytes == file_size(f->src));
+    f->id.kind = PARAMS_ORIGIN_FILE;
+    CHECK(params_source_identify(&f->id.source, f->src, &perr) == 0);
+    CHECK(f->id.source.bytes == file_size(f->src));
 }
 
 static void fixture_init(struct fixture *f, const char *spec)
@@ -271,7 +281,8 @@ static void test_round_trip(struct fixture *f)
     params_error_t perr;
     CHECK(params_map_open(&pk, map, f->src, 0, 2, &info, &perr) == 0);
     CHECK(info.rebuilt && info.reason == -ENOENT && strstr(info.why, "cannot open"));
-    CHECK(info.source.bytes == f->id.bytes && info.source.checksum == f->id.checksum);
+    CHECK(info.source.bytes == f->id.source.bytes && info.source.sample == f->id.source.sample &&
+          info.source.mtime_ns == f->id.source.mtime_ns);
     CHECK(pk && pk->map && keys_equal(pk, f->heap));
     CHECK(params_mapped_bytes(pk) == file_size(map) && info.mapped_bytes == file_size(map));
     CHECK(params_mapped_bytes(f->heap) == 0);
@@ -292,18 +303,25 @@ static void test_round_trip(struct fixture *f)
     CHECK(header_u64(map, H_HEADER_CHECKSUM) == sum);
     CHECK(pk && keys_equal(pk, f->heap));
     params_free(pk);
-    /* info is optional; a NULL source skips the identity check */
+    /* info is optional; a NULL origin skips the identity check */
     pk = NULL;
     CHECK(params_map_open(&pk, map, f->src, 0, 2, NULL, &perr) == 0);
     params_free(pk);
     pk = NULL;
-    CHECK(params_map_read(&pk, map, NULL, 1, &perr) == 0 && keys_equal(pk, f->heap));
+    params_map_stats_t st;
+    CHECK(params_map_read(&pk, map, NULL, PARAMS_MAP_SAMPLE, 1, &st, &perr) == 0 && keys_equal(pk, f->heap));
+    CHECK(st.blocks == (st.payload_bytes + CHECKSUM_BLOCK_BYTES - 1) / CHECKSUM_BLOCK_BYTES);
+    CHECK(st.blocks_checked == st.blocks && st.origin.kind == PARAMS_ORIGIN_FILE);
+    CHECK(st.origin.source.sample == f->id.source.sample);
     params_free(pk);
+    /* a fully verified file; a key file is told from a .params file by its magic */
+    CHECK(params_map_verify(map, 2, &st, &perr) == 0 && st.blocks_checked == st.blocks);
+    CHECK(params_map_is_key_file(map) && !params_map_is_key_file(f->src));
     /* a cache written from the mapped form is the same file */
     char map2[PATH_MAX];
     path_in(map2, sizeof map2, "copy.map");
     pk = NULL;
-    CHECK(params_map_read(&pk, map, &f->id, 2, &perr) == 0);
+    CHECK(params_map_read(&pk, map, &f->id, PARAMS_MAP_SAMPLE, 2, NULL, &perr) == 0);
     CHECK(params_map_write(map2, pk, &f->id, 2, &perr) == 0);
     params_free(pk);
     CHECK(file_size(map2) == file_size(map));
@@ -391,7 +409,7 @@ static void test_file_backed(void)
     char map[PATH_MAX], real[PATH_MAX];
     path_in(map, sizeof map, "fake.map");
     params_error_t perr;
-    params_source_t id = {12345, test_rand_u64()};
+    params_origin_t id = {.kind = PARAMS_ORIGIN_FILE, .source = {12345, 678, test_rand_u64()}};
     CHECK(params_map_write(map, fake, &id, 2, &perr) == 0);
     CHECK(realpath(map, real) != NULL);
 
@@ -400,7 +418,7 @@ static void test_file_backed(void)
     const char *field = sf.f_type == 0x01021994 /* TMPFS_MAGIC */ ? "RssShmem:" : "RssFile:";
     long before = status_kb(field);
     groth16_params_t *pk = NULL;
-    CHECK(params_map_read(&pk, map, &id, 2, &perr) == 0);
+    CHECK(params_map_read(&pk, map, &id, PARAMS_MAP_SAMPLE, 2, NULL, &perr) == 0);
     long after = status_kb(field);
     CHECK(pk && keys_equal(pk, fake));
     long map_kb = (long)(params_mapped_bytes(pk) / 1024);
@@ -461,7 +479,9 @@ enum corruption {
     C_COUNT_SHORT,
     C_PAYLOAD_OFFSET,
     C_FILE_BYTES_BOTH,
-    C_SOURCE_CHECKSUM,
+    C_SOURCE_SAMPLE,
+    C_TABLE_BYTE,
+    C_TABLE_GAP_BYTE,
     C_NOT_A_FILE,
     C_COUNT
 };
@@ -470,8 +490,8 @@ static const char *const corruption_name[C_COUNT] = {
     "payload byte", "header byte", "padding byte", "truncated by a byte", "truncated into the header",
     "empty", "extended by a byte", "extended by a page", "magic", "version", "header size", "byte order",
     "limb bits", "G1 size", "Montgomery R", "alignment", "misaligned offset", "overlapping offset",
-    "huge count", "short count", "payload offset", "file size in header and file", "source checksum",
-    "a directory",
+    "huge count", "short count", "payload offset", "file size in header and file", "source sample",
+    "block table byte", "byte between the table and the payload", "a directory",
 };
 
 /* Applies c to the cache at map; returns the error params_map_read must
@@ -489,7 +509,7 @@ static int corrupt(const char *map, enum corruption c, const char **word)
         flip_byte(map, test_rand_below(H_SIZE), (uint8_t)(1u << test_rand_below(8)));
         return -EINVAL;
     case C_PADDING_BYTE:
-        flip_byte(map, H_SIZE + test_rand_below(payload - H_SIZE), 0x20);
+        flip_byte(map, H_SIZE + test_rand_below(header_u64(map, H_TABLE_OFFSET) - H_SIZE), 0x20);
         *word = "not zero";
         return -EINVAL;
     case C_TRUNCATED_BYTE:
@@ -521,7 +541,7 @@ static int corrupt(const char *map, enum corruption c, const char **word)
         *word = "magic";
         return -EINVAL;
     case C_VERSION:
-        set_u32(map, H_VERSION, 2);
+        set_u32(map, H_VERSION, 3);
         *word = "version";
         return -EINVAL;
     case C_HEADER_BYTES:
@@ -550,35 +570,47 @@ static int corrupt(const char *map, enum corruption c, const char **word)
         return -EINVAL;
     case C_OFFSET_MISALIGNED:
         set_u64(map, H_OFFSET + 3 * 8, header_u64(map, H_OFFSET + 3 * 8) + 8); /* l */
-        *word = "section l";
+        *word = "layout";
         return -EINVAL;
     case C_OFFSET_OVERLAP:
         set_u64(map, H_OFFSET + 2 * 8, header_u64(map, H_OFFSET + 1 * 8)); /* h onto ic */
-        *word = "section h";
+        *word = "layout";
         return -EINVAL;
     case C_COUNT_HUGE:
         set_u64(map, H_COUNT + 4 * 8, UINT64_MAX / 8); /* a */
-        *word = "section a";
+        *word = "layout";
         return -EINVAL;
     case C_COUNT_SHORT:
         set_u64(map, H_COUNT + 6 * 8, header_u64(map, H_COUNT + 6 * 8) - 1); /* b_g2: the file is longer */
-        *word = "end at byte";
+        *word = "layout";
         return -EINVAL;
     case C_PAYLOAD_OFFSET:
         set_u64(map, H_PAYLOAD_OFFSET, 8);
-        *word = "payload";
+        *word = "layout";
         return -EINVAL;
     case C_FILE_BYTES_BOTH:
         /* the header and the file agree on a longer size, the sections do not */
         set_u64(map, H_FILE_BYTES, size + 4096);
         set_u64(map, H_PAYLOAD_BYTES, size + 4096 - payload);
         CHECK(truncate(map, (off_t)size + 4096) == 0);
-        *word = "end at byte";
+        *word = "layout";
         return -EINVAL;
-    case C_SOURCE_CHECKSUM:
-        set_u64(map, H_SOURCE_CHECKSUM, header_u64(map, H_SOURCE_CHECKSUM) + 1);
-        *word = "not this one";
+    case C_SOURCE_SAMPLE:
+        set_u64(map, H_SOURCE_SAMPLE, header_u64(map, H_SOURCE_SAMPLE) + 1);
+        *word = "made by";
         return -ESTALE;
+    case C_TABLE_BYTE: {
+        uint64_t t = header_u64(map, H_TABLE_OFFSET), n = header_u64(map, H_TABLE_COUNT);
+        flip_byte(map, t + test_rand_below(8 * n), (uint8_t)(1u << test_rand_below(8)));
+        *word = "block table";
+        return -EBADMSG;
+    }
+    case C_TABLE_GAP_BYTE: {
+        uint64_t end = header_u64(map, H_TABLE_OFFSET) + 8 * header_u64(map, H_TABLE_COUNT);
+        flip_byte(map, end + test_rand_below(payload - end), 0x04);
+        *word = "not zero";
+        return -EINVAL;
+    }
     case C_NOT_A_FILE:
         CHECK(unlink(map) == 0);
         CHECK(mkdir(map, 0755) == 0);
@@ -603,7 +635,7 @@ static void test_corruption(struct fixture *f)
         int want = corrupt(map, (enum corruption)c, &word);
         groth16_params_t *pk = (groth16_params_t *)&perr; /* a sentinel: must stay */
         params_error_t e = {{0}};
-        int rc = params_map_read(&pk, map, &f->id, 2, &e);
+        int rc = params_map_read(&pk, map, &f->id, PARAMS_MAP_SAMPLE_ALL, 2, NULL, &e);
         if (!CHECK(rc == want) || !CHECK(strstr(e.msg, word) != NULL) || !CHECK(strstr(e.msg, map) != NULL))
             fprintf(stderr, "  corruption '%s': rc %d (want %d), message: %s\n", corruption_name[c], rc, want,
                     e.msg);
@@ -625,7 +657,7 @@ static void test_corruption(struct fixture *f)
         CHECK(pk && keys_equal(pk, f->heap));
         params_free(pk);
         pk = NULL;
-        CHECK(params_map_read(&pk, map, &f->id, 2, &perr) == 0);
+        CHECK(params_map_read(&pk, map, &f->id, PARAMS_MAP_SAMPLE, 2, NULL, &perr) == 0);
         params_free(pk);
     }
     CHECK(no_temp_files(g_dir));
@@ -634,11 +666,11 @@ static void test_corruption(struct fixture *f)
      * is valid but stale, rebuilt from the new file */
     CHECK(params_map_write(map, f->heap, &f->id, 2, &perr) == 0);
     fixture_key(f, test_rand_u64());
-    CHECK(f->id.bytes == file_size(f->src));
+    CHECK(f->id.source.bytes == file_size(f->src));
     groth16_params_t *pk = NULL;
     params_map_info_t info;
     CHECK(params_map_open(&pk, map, f->src, 0, 2, &info, &perr) == 0);
-    CHECK(info.rebuilt && info.reason == -ESTALE && strstr(info.why, "not this one"));
+    CHECK(info.rebuilt && info.reason == -ESTALE && strstr(info.why, "made by"));
     CHECK(pk && keys_equal(pk, f->heap));
     prove_and_verify(f, pk);
     params_free(pk);
@@ -658,8 +690,9 @@ static void test_bad_inputs(struct fixture *f)
     /* no .params file */
     CHECK(params_map_open(&pk, map, missing, 0, 2, &info, &perr) == -ENOENT);
     CHECK(pk == NULL && strstr(perr.msg, missing) && !file_exists(map));
-    CHECK(params_source_identify(&info.source, missing, 1, &perr) == -ENOENT);
-    CHECK(params_map_read(&pk, missing, NULL, 1, &perr) == -ENOENT && pk == NULL);
+    CHECK(params_source_identify(&info.source, missing, &perr) == -ENOENT);
+    CHECK(params_map_read(&pk, missing, NULL, PARAMS_MAP_SAMPLE, 1, NULL, &perr) == -ENOENT && pk == NULL);
+    CHECK(params_map_verify(missing, 1, NULL, &perr) == -ENOENT);
 
     /* a corrupt .params file: not mapped, no cache written */
     path_in(bad, sizeof bad, "bad.params");
@@ -699,6 +732,132 @@ static void test_bad_inputs(struct fixture *f)
     CHECK(no_temp_files(g_dir));
 }
 
+/* ---- a start samples blocks; the full check reads every one ---------------- */
+
+static void test_sampling(void)
+{
+    /* a key of 80-odd blocks (random points: the file does not validate
+     * them), more than a start samples */
+    groth16_params_t *fake;
+    size_t n = (size_t)200 << 10; /* points per G1 section */
+    CHECK(params_alloc(&fake, 3, n, n, n, n / 2, n / 2) == 0);
+    uint8_t *arrays[] = {(uint8_t *)fake->h, (uint8_t *)fake->l, (uint8_t *)fake->a, (uint8_t *)fake->b_g1,
+                         (uint8_t *)fake->b_g2};
+    size_t bytes[] = {n * 96, n * 96, n * 96, n / 2 * 96, n / 2 * 192};
+    for (size_t k = 0; k < 5; k++)
+        for (size_t i = 0; i < bytes[k]; i += 8) {
+            uint64_t v = test_rand_u64();
+            memcpy(arrays[k] + i, &v, 8);
+        }
+    memset(fake->vk.ic, 7, 3 * sizeof(g1_affine_t));
+    char map[PATH_MAX];
+    path_in(map, sizeof map, "sampled.key");
+    params_error_t perr;
+    params_origin_t origin = {.kind = PARAMS_ORIGIN_SETUP, .seed = 5};
+    snprintf(origin.spec, sizeof origin.spec, "porep:constraints=4096");
+    CHECK(params_map_write(map, fake, &origin, 2, &perr) == 0);
+    groth16_params_t *pk = NULL;
+    params_map_stats_t st;
+    CHECK(params_map_read(&pk, map, &origin, PARAMS_MAP_SAMPLE, 2, &st, &perr) == 0 && keys_equal(pk, fake));
+    uint64_t blocks = st.blocks;
+    CHECK(blocks > PARAMS_MAP_SAMPLE + 2 && st.blocks_checked == PARAMS_MAP_SAMPLE + 2);
+    CHECK(st.origin.kind == PARAMS_ORIGIN_SETUP && st.origin.seed == 5 && strcmp(st.origin.spec, origin.spec) == 0);
+    params_free(pk);
+    /* another origin: stale */
+    params_origin_t other = origin;
+    other.seed = 6;
+    pk = NULL;
+    CHECK(params_map_read(&pk, map, &other, PARAMS_MAP_SAMPLE, 2, NULL, &perr) == -ESTALE && pk == NULL);
+    CHECK(strstr(perr.msg, "seed 5") && strstr(perr.msg, "seed 6"));
+    /* the first and the last block are always checked */
+    uint64_t payload = header_u64(map, H_PAYLOAD_OFFSET), size = file_size(map);
+    flip_byte(map, payload + 17, 0x01);
+    CHECK(params_map_read(&pk, map, NULL, PARAMS_MAP_SAMPLE, 2, NULL, &perr) == -EBADMSG && strstr(perr.msg, "block 0 "));
+    flip_byte(map, payload + 17, 0x01);
+    flip_byte(map, size - 3, 0x40);
+    CHECK(params_map_read(&pk, map, NULL, PARAMS_MAP_SAMPLE, 2, NULL, &perr) == -EBADMSG);
+    flip_byte(map, size - 3, 0x40);
+    /* a block in the middle: the full check always finds it and names it;
+     * starts find it in about (sample / blocks) of the draws */
+    uint64_t bad = blocks / 2;
+    flip_byte(map, payload + bad * CHECKSUM_BLOCK_BYTES + 5, 0x10);
+    char want[64];
+    snprintf(want, sizeof want, "block %llu ", (unsigned long long)bad);
+    CHECK(params_map_verify(map, 2, &st, &perr) == -EBADMSG && strstr(perr.msg, want));
+    pk = NULL;
+    CHECK(params_map_read(&pk, map, NULL, PARAMS_MAP_SAMPLE_ALL, 2, NULL, &perr) == -EBADMSG && pk == NULL);
+    unsigned found = 0;
+    for (int k = 0; k < 20; k++) {
+        pk = NULL;
+        int rc = params_map_read(&pk, map, NULL, PARAMS_MAP_SAMPLE, 2, NULL, &perr);
+        CHECK(rc == 0 || rc == -EBADMSG);
+        found += rc == -EBADMSG;
+        params_free(pk);
+    }
+    CHECK(found > 0); /* 20 draws of 64 of ~80 blocks miss it with odds below 1e-13 */
+    flip_byte(map, payload + bad * CHECKSUM_BLOCK_BYTES + 5, 0x10);
+    CHECK(params_map_verify(map, 2, &st, &perr) == 0 && st.blocks_checked == blocks);
+    params_free(fake);
+    unlink(map);
+}
+
+/* ---- writing in place: a key made straight into its file ------------------- */
+
+static void test_writer(struct fixture *f)
+{
+    char key[PATH_MAX], blocker[PATH_MAX], inside[PATH_MAX + 8];
+    path_in(key, sizeof key, "made.key");
+    size_t counts[6];
+    groth16_key_counts(counts, f->shape);
+    groth16_params_t *pk;
+    params_map_writer_t *w;
+    params_error_t perr;
+    CHECK(params_map_create(&pk, &w, key, counts, &perr) == 0);
+    CHECK(!file_exists(key));
+    CHECK(groth16_setup_into(pk, f->shape, 77, 2, -1, NULL) == 0);
+    params_origin_t origin = {.kind = PARAMS_ORIGIN_SETUP, .seed = 77};
+    snprintf(origin.spec, sizeof origin.spec, "%s", f->circ->spec);
+    CHECK(params_map_commit(w, pk, &origin, 2, &perr) == 0);
+    CHECK(file_exists(key) && no_temp_files(g_dir) && pk->map);
+    groth16_params_t *ref;
+    CHECK(groth16_setup(&ref, f->shape, 77, 2) == 0);
+    CHECK(keys_equal(pk, ref));
+    groth16_params_t *again = NULL;
+    CHECK(params_map_read(&again, key, &origin, PARAMS_MAP_SAMPLE_ALL, 2, NULL, &perr) == 0 && keys_equal(again, ref));
+    /* the same key written from the heap form is the same file */
+    char key2[PATH_MAX];
+    path_in(key2, sizeof key2, "copy.key");
+    CHECK(params_map_write(key2, ref, &origin, 2, &perr) == 0);
+    CHECK(header_u64(key2, H_PAYLOAD_CHECKSUM) == header_u64(key, H_PAYLOAD_CHECKSUM));
+    CHECK(header_u64(key2, H_HEADER_CHECKSUM) == header_u64(key, H_HEADER_CHECKSUM));
+    /* the heap copy of a mapped key */
+    groth16_params_t *heap = NULL;
+    uint64_t live = mem_live_bytes(MEM_KIND_PARAMS);
+    CHECK(params_map_to_heap(&heap, again) == 0 && !heap->map && keys_equal(heap, ref));
+    CHECK(mem_live_bytes(MEM_KIND_PARAMS) == live + heap_bytes(heap));
+    params_free(heap);
+    params_free(again);
+    params_free(ref);
+    params_free(pk);
+    unlink(key2);
+    unlink(key);
+    /* aborted: nothing left */
+    CHECK(params_map_create(&pk, &w, key, counts, &perr) == 0);
+    params_map_abort(w, pk);
+    CHECK(!file_exists(key) && no_temp_files(g_dir));
+    /* a folder that is a file */
+    path_in(blocker, sizeof blocker, "blocker2");
+    FILE *b = fopen(blocker, "w");
+    CHECK(b != NULL);
+    if (b)
+        fclose(b);
+    snprintf(inside, sizeof inside, "%s/x.key", blocker);
+    pk = (groth16_params_t *)&perr;
+    CHECK(params_map_create(&pk, &w, inside, counts, &perr) == -ENOTDIR && strstr(perr.msg, inside));
+    CHECK(pk == (groth16_params_t *)&perr);
+    unlink(blocker);
+}
+
 /* ---- the harness: param_cache in both modes -------------------------------- */
 
 static void test_param_cache(struct fixture *f)
@@ -710,20 +869,28 @@ static void test_param_cache(struct fixture *f)
     CHECK(info && info2);
     uint64_t live = mem_live_bytes(MEM_KIND_PARAMS);
 
-    /* heap: generated on first use, tracked buffers, nothing mapped */
+    /* heap: generated on first use into the one key file, copied into
+     * tracked buffers, nothing left mapped */
     groth16_params_t *heap = NULL, *mapped = NULL, *pk = NULL;
     CHECK(param_cache_open(&heap, f->circ, f->shape, PARAMS_LOAD_HEAP, 2, -1, info, err, sizeof err) == 0);
-    CHECK(heap && info->generated && !info->rebuilt && info->map_path[0] == 0 && info->mapped_bytes == 0);
+    CHECK(heap && info->generated && strcmp(info->map_path, info->params_path) == 0);
     CHECK(heap->map == NULL && params_mapped_bytes(heap) == 0);
     CHECK(mem_live_bytes(MEM_KIND_PARAMS) == live + heap_bytes(heap));
     CHECK(strstr(info->params_path, cache) == info->params_path && file_exists(info->params_path));
-    char map[PATH_MAX + 8];
-    snprintf(map, sizeof map, "%s.map", info->params_path);
-    CHECK(!file_exists(map));
+    size_t plen = strlen(info->params_path);
+    CHECK(plen > 4 && strcmp(info->params_path + plen - 4, ".key") == 0);
+    CHECK(info->mapped_bytes == file_size(info->params_path));
+    char vk[PATH_MAX];
+    snprintf(vk, sizeof vk, "%.*s.vk", (int)(plen - 4), info->params_path);
+    CHECK(file_exists(vk));
+    groth16_params_t *ref;
+    CHECK(groth16_setup(&ref, f->shape, 1, 2) == 0);
+    CHECK(keys_equal(heap, ref)); /* the cache's key is the seed-1 setup */
+    params_free(ref);
     /* generated on the CPU (setup_device -1), timed, no fallback note; the line says so */
     CHECK(info->setup_device == -1 && info->setup_s > 0 && info->setup_note[0] == 0);
     param_cache_describe(line, sizeof line, info);
-    CHECK(strstr(line, "heap") && strstr(line, info->params_path) && strstr(line, ", keys made on the CPU in ") &&
+    CHECK(strstr(line, "heap") && strstr(line, info->params_path) && strstr(line, "keys made on the CPU in ") &&
           !strstr(line, "GPU"));
     /* the former interface is the heap mode */
     bool generated = true;
@@ -732,49 +899,72 @@ static void test_param_cache(struct fixture *f)
     CHECK(!generated && strcmp(path, info->params_path) == 0 && pk && !pk->map && keys_equal(pk, heap));
     params_free(pk);
     pk = NULL;
+    char key[4096];
+    snprintf(key, sizeof key, "%s", info->params_path);
+    CHECK(param_cache_params_path(path, sizeof path, f->circ, err, sizeof err) == 0 && strcmp(path, key) == 0);
 
-    /* mmap: the layout cache beside the .params file, no tracked bytes */
+    /* mmap: the same file mapped, checked by sample, no tracked bytes */
     CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
-    CHECK(mapped && mapped->map && !info2->generated && info2->rebuilt && strstr(info2->why, "cannot open"));
-    CHECK(strcmp(info2->map_path, map) == 0 && file_exists(map));
-    CHECK(info2->mapped_bytes == file_size(map) && params_mapped_bytes(mapped) == file_size(map));
+    CHECK(mapped && mapped->map && !info2->generated && !info2->rebuilt);
+    CHECK(strcmp(info2->map_path, key) == 0 && info2->blocks > 0 && info2->blocks_checked == info2->blocks);
+    CHECK(info2->mapped_bytes == file_size(key) && params_mapped_bytes(mapped) == file_size(key));
     CHECK(mem_live_bytes(MEM_KIND_PARAMS) == live + heap_bytes(heap));
     CHECK(keys_equal(mapped, heap));
     param_cache_describe(line, sizeof line, info2);
-    CHECK(strstr(line, "mapped") && strstr(line, map) && strstr(line, "rebuilt"));
+    CHECK(strstr(line, "mapped") && strstr(line, key) && strstr(line, "blocks checked") && !strstr(line, "anew"));
     params_free(mapped);
     mapped = NULL;
+    /* a corrupted key is made anew, and says why */
+    flip_byte(key, file_size(key) - 1 - test_rand_below(1000), 0x80);
     CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
-    CHECK(!info2->rebuilt && mapped && keys_equal(mapped, heap));
+    CHECK(info2->generated && strstr(info2->why, "checksum") && mapped && keys_equal(mapped, heap));
     param_cache_describe(line, sizeof line, info2);
-    CHECK(!strstr(line, "rebuilt"));
+    CHECK(strstr(line, "made anew") && strstr(line, "checksum"));
     params_free(mapped);
     mapped = NULL;
-    /* a corrupted map is rebuilt */
-    flip_byte(map, file_size(map) - 1 - test_rand_below(1000), 0x80);
+    /* a key of another seed under the same name: stale, made anew */
+    groth16_params_t *other;
+    CHECK(groth16_setup(&other, f->shape, 2, 2) == 0);
+    params_origin_t o2 = {.kind = PARAMS_ORIGIN_SETUP, .seed = 2};
+    params_error_t perr;
+    CHECK(params_map_write(key, other, &o2, 2, &perr) == 0);
+    params_free(other);
     CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
-    CHECK(info2->rebuilt && strstr(info2->why, "checksum") && mapped && keys_equal(mapped, heap));
+    CHECK(info2->generated && strstr(info2->why, "made by") && keys_equal(mapped, heap));
     params_free(mapped);
     mapped = NULL;
-    /* a map that cannot be written: a folder where it should go */
-    CHECK(unlink(map) == 0 && mkdir(map, 0755) == 0);
+    /* a key that cannot be written: a folder where it should go */
+    CHECK(unlink(key) == 0 && mkdir(key, 0755) == 0);
     CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) < 0);
-    CHECK(mapped == NULL && strstr(err, map));
-    CHECK(rmdir(map) == 0);
+    CHECK(mapped == NULL && strstr(err, key));
+    CHECK(rmdir(key) == 0);
+    CHECK(no_temp_files(cache));
 
-    /* a fresh cache in mmap mode: generated, and the map written with it */
-    char cache2[PATH_MAX];
-    path_in(cache2, sizeof cache2, "cache2");
-    CHECK(setenv("ZKBENCH_PARAMS_DIR", cache2, 1) == 0);
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
-    CHECK(info2->generated && info2->rebuilt && mapped && mapped->map && keys_equal(mapped, heap));
-    CHECK(strstr(info2->map_path, cache2) == info2->map_path);
-    params_free(mapped);
-    mapped = NULL;
-    CHECK(param_cache_open(&mapped, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, info2, err, sizeof err) == 0);
-    CHECK(!info2->generated && !info2->rebuilt);
-    params_free(mapped);
-    mapped = NULL;
+    /* two processes on an empty cache make the key once: the second waits
+     * on the lock, then finds the first's */
+    char cache4[PATH_MAX];
+    path_in(cache4, sizeof cache4, "cache4");
+    CHECK(setenv("ZKBENCH_PARAMS_DIR", cache4, 1) == 0);
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        fflush(NULL);
+        if ((kids[k] = fork()) == 0) {
+            groth16_params_t *q = NULL;
+            struct param_cache_info ci;
+            char e2[512];
+            int rc = param_cache_open(&q, f->circ, f->shape, PARAMS_LOAD_MMAP, 2, -1, &ci, e2, sizeof e2);
+            _exit(rc < 0 ? 3 : ci.generated ? 1 : 0);
+        }
+    }
+    int made = 0, ok = 0;
+    for (int k = 0; k < 2; k++) {
+        int status = 0;
+        CHECK(kids[k] > 0 && waitpid(kids[k], &status, 0) == kids[k] && WIFEXITED(status));
+        made += WEXITSTATUS(status) == 1;
+        ok += WEXITSTATUS(status) <= 1;
+    }
+    CHECK(ok == 2 && made == 1);
+    CHECK(no_temp_files(cache4));
 
     /* generated for a GPU run (setup device 0): on the GPU where there is
      * one, else by the CPU with the reason; the same keys either way */
@@ -793,13 +983,35 @@ static void test_param_cache(struct fixture *f)
               strstr(line, "keys made on the CPU in ") && strstr(line, ", as the setup on GPU 0 failed: "));
     params_free(pk);
     pk = NULL;
-    CHECK(setenv("ZKBENCH_PARAMS_DIR", cache2, 1) == 0);
 
-    /* an explicit file: heap validates and decodes it, mmap keeps its map
-     * in CACHE/mapped/ */
+    /* an explicit key file: used as it is in either mode; damaged, refused
+     * with the way to check it */
+    char cache2[PATH_MAX];
+    path_in(cache2, sizeof cache2, "cache2");
+    CHECK(setenv("ZKBENCH_PARAMS_DIR", cache2, 1) == 0);
+    CHECK(param_cache_open_file(&pk, info->params_path, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) == 0);
+    CHECK(pk && pk->map && keys_equal(pk, heap) && strcmp(info2->map_path, info->params_path) == 0);
+    params_free(pk);
+    pk = NULL;
+    CHECK(param_cache_open_file(&pk, info->params_path, f->shape, PARAMS_LOAD_HEAP, 2, info2, err, sizeof err) == 0);
+    CHECK(pk && !pk->map && keys_equal(pk, heap));
+    params_free(pk);
+    pk = NULL;
+    char damaged[PATH_MAX];
+    path_in(damaged, sizeof damaged, "damaged.key");
+    copy_file(damaged, info->params_path);
+    flip_byte(damaged, file_size(damaged) - 100, 0x02);
+    CHECK(param_cache_open_file(&pk, damaged, f->shape, PARAMS_LOAD_MMAP, 2, info2, err, sizeof err) == -EINVAL);
+    CHECK(pk == NULL && strstr(err, damaged) && strstr(err, "params verify"));
+    unlink(damaged);
+
+    /* an explicit .params file: heap validates and decodes it, mmap keeps
+     * its derived key file in CACHE/mapped/ */
     CHECK(param_cache_open_file(&pk, f->src, f->shape, PARAMS_LOAD_HEAP, 2, info, err, sizeof err) == 0);
     CHECK(pk && !pk->map && keys_equal(pk, f->heap) && info->map_path[0] == 0);
     CHECK(mem_live_bytes(MEM_KIND_PARAMS) == live + heap_bytes(heap) + heap_bytes(pk));
+    param_cache_describe(line, sizeof line, info);
+    CHECK(strstr(line, "heap, decoded and checked in full"));
     params_free(pk);
     pk = NULL;
     CHECK(param_cache_open_file(&pk, f->src, f->shape, PARAMS_LOAD_MMAP, 2, info, err, sizeof err) == 0);
@@ -818,9 +1030,9 @@ static void test_param_cache(struct fixture *f)
     params_free(pk);
     pk = NULL;
     /* the same file by another path to it: the same map */
-    char other[PATH_MAX + 16];
-    snprintf(other, sizeof other, "%s/./src.params", g_dir);
-    CHECK(param_cache_map_path(path, sizeof path, other, err, sizeof err) == 0 && strcmp(path, expect) == 0);
+    char other_path[PATH_MAX + 16];
+    snprintf(other_path, sizeof other_path, "%s/./src.params", g_dir);
+    CHECK(param_cache_map_path(path, sizeof path, other_path, err, sizeof err) == 0 && strcmp(path, expect) == 0);
     /* a missing file, and a key of another circuit */
     char missing[PATH_MAX];
     path_in(missing, sizeof missing, "missing.params");
@@ -830,12 +1042,27 @@ static void test_param_cache(struct fixture *f)
         CHECK(param_cache_open_file(&pk, missing, f->shape, load, 2, info, err, sizeof err) == -ENOENT);
         CHECK(pk == NULL && strstr(err, missing));
     }
+    /* the preflight before a run makes its folder */
+    CHECK(param_cache_preflight(f->circ, NULL, err, sizeof err) == 0);
+    CHECK(param_cache_preflight(f->circ, f->src, err, sizeof err) == 0);
+    CHECK(param_cache_preflight(f->circ, missing, err, sizeof err) == -ENOENT && strstr(err, missing));
+    char blocker[PATH_MAX], under[PATH_MAX + 8];
+    path_in(blocker, sizeof blocker, "blocker3");
+    FILE *bf = fopen(blocker, "w");
+    CHECK(bf != NULL);
+    if (bf)
+        fclose(bf);
+    snprintf(under, sizeof under, "%s/c", blocker);
+    CHECK(setenv("ZKBENCH_PARAMS_DIR", under, 1) == 0);
+    CHECK(param_cache_preflight(f->circ, NULL, err, sizeof err) < 0 && strstr(err, blocker));
+    unlink(blocker);
     circuit_t *c2;
     groth16_shape_t *s2;
     CHECK(circuit_from_spec(&c2, "porep:constraints=1500", 1, err, sizeof err) == 0);
     CHECK(groth16_shape_new(&s2, c2->r1cs) == 0);
     for (int mode = 0; mode < 2; mode++) {
         enum params_load load = mode ? PARAMS_LOAD_HEAP : PARAMS_LOAD_MMAP;
+        CHECK(setenv("ZKBENCH_PARAMS_DIR", cache2, 1) == 0);
         CHECK(param_cache_open_file(&pk, f->src, s2, load, 2, info, err, sizeof err) == -EINVAL);
         CHECK(pk == NULL && strstr(err, f->src));
     }
@@ -871,6 +1098,8 @@ int main(void)
     test_round_trip(&f);
     test_file_backed();
     test_corruption(&f);
+    test_sampling();
+    test_writer(&f);
     test_bad_inputs(&f);
     test_param_cache(&f);
     fixture_free(&f);
