@@ -481,7 +481,7 @@ static void batch_metrics_end(const struct batch_opts *o, bool ran)
     }
     char err[4400];
     if (metrics_export_end(o->mx, stop, err, sizeof err) < 0)
-        fprintf(stderr, "zkbench: batch: %s\n", err);
+        cli_error(0, "batch: %s", err);
 }
 
 /* The batch fell back to the CPU: no devices, and the queue of the CPU's
@@ -803,7 +803,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         return cli_error(1, "batch: %s", err);
     mem_set_sink(run_files_mem_sink, rf);
     if (strcmp(o.backend, "auto") == 0 && gpus == 0 && !o.quiet)
-        fprintf(stderr, "zkbench: batch: no CUDA device, using the CPU backend\n");
+        cli_error(0, "batch: no CUDA device, using the CPU backend");
     sysinfo_t si;
     sysinfo_read(&si);
 
@@ -871,8 +871,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
                     json_set_state(root, "interrupted", true);
                     run_files_write_json(rf, root, err, sizeof err);
                     console_end_live(&con);
-                    fprintf(stderr, "zkbench: batch: interrupted; stopping once the parameters are %s "
-                                    "(again to quit at once)\n", o.params ? "loaded" : "loaded or generated");
+                    cli_error(0, "batch: interrupted; stopping once the parameters are %s (again to quit at once)",
+                              o.params ? "loaded" : "loaded or generated");
                 }
                 /* a phase is said once it has lasted a second: a cached
                  * load of a small circuit goes by without a line */
@@ -960,7 +960,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
                 cli_error(1, "batch: --backend gpu: %s", err);
                 goto done;
             }
-            fprintf(stderr, "zkbench: batch: %s; using the CPU backend\n", err);
+            cli_error(0, "batch: %s; using the CPU backend", err);
             backend = "cpu";
             batch_drop_gpus(&o);
         } else {

@@ -786,7 +786,7 @@ int cmd_watch(int argc, char **argv)
             fflush(stdout);
         }
         if (w.metrics && metrics_export_end(mx, &watch_stop, err, sizeof err) < 0)
-            fprintf(stderr, "zkbench: watch: %s\n", err);
+            cli_error(0, "watch: %s", err);
         metrics_export_free(mx);
     }
     cgroup_stat_free(w.cg);
