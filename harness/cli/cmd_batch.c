@@ -1482,8 +1482,8 @@ int cmd_batch(int argc, char **argv)
         console_init(&con, stdout, o.quiet);
         if (o.sample_ms == 0)
             console_say(&con, "diagnosis  none: --sample-ms 0 records no samples to diagnose");
-        else
-            batch_end_diagnose(&con, out_dir);
+        else if (batch_end_diagnose(&con, out_dir) == 1)
+            rc = 1; /* a figure or the report could not be written: no success */
     }
     return rc;
 }

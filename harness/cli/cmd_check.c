@@ -323,9 +323,12 @@ static bool differs(char *out, size_t cap, const char *key, const json_t *rv, co
  */
 static bool baseline_of_other_circuit(char *out, size_t cap, const json_t *run_json, bool run_watch, const json_t *b)
 {
+    /* a baseline says what it came from by run_kind (watch) or a batch's
+     * config (pw); a hand-made one that says neither is not compared */
     const char *bkind = json_string_value(json_object_get(b, "run_kind"));
-    bool b_watch = bkind && strcmp(bkind, "watch") == 0;
-    if (b_watch != run_watch) {
+    bool b_watch = bkind && strcmp(bkind, "watch") == 0,
+         b_batch = !bkind && json_object_get(json_object_get(b, "config"), "pw");
+    if ((b_watch && !run_watch) || (b_batch && run_watch)) {
         snprintf(out, cap, "the baseline is of a %s run, this is a %s run", b_watch ? "watch" : "batch",
                  run_watch ? "watch" : "batch");
         return true;

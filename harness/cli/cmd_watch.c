@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "harness/run/run_clock.h"
+#include "harness/run/run_csv.h"
 #include "harness/diagnose/analyze.h"
 #include "harness/run/cgroup_stat.h"
 #include "harness/cli/cli.h"
@@ -140,43 +142,37 @@ const cli_cmd_t cli_cmd_watch = {
     .stop_at_operand = true,
 };
 
-/* Reads samples.csv's t_ms and rss columns back (what the sampler wrote). */
+/* Reads samples.csv's t_ms and rss columns back (what the sampler wrote),
+ * in bounded memory: a watch of weeks keeps about 2^17 rows, its RSS peaks
+ * and valleys among them (run_csv.h). */
 static int read_series(const char *path, double **t, double **y, size_t *n)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -errno;
-    char line[4096];
-    size_t cap = 0;
+    static const char *const req[] = {"t_ms", "rss", NULL}, *const ext[] = {"rss", NULL};
+    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .max_rows = (size_t)1 << 17,
+                              .extreme_cols = ext};
+    run_csv_t c;
+    char err[512];
     *n = 0;
     *t = *y = NULL;
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return -EINVAL;
+    int rc = run_csv_read_opts(&c, path, &o, err, sizeof err);
+    if (rc < 0)
+        return rc;
+    int ct = run_csv_col(&c, "t_ms"), cr = run_csv_col(&c, "rss");
+    *t = malloc((c.nrows + 1) * sizeof **t);
+    *y = malloc((c.nrows + 1) * sizeof **y);
+    if (!*t || !*y) {
+        free(*t);
+        free(*y);
+        *t = *y = NULL;
+        run_csv_free(&c);
+        return -ENOMEM;
     }
-    while (fgets(line, sizeof line, f)) {
-        double tm;
-        unsigned long long rss;
-        if (sscanf(line, "%lf,%llu", &tm, &rss) != 2)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            double *a = realloc(*t, cap * sizeof *a), *b = a ? realloc(*y, cap * sizeof *b) : NULL;
-            if (!a || !b) {
-                free(a ? a : *t);
-                free(b ? b : *y);
-                fclose(f);
-                *t = *y = NULL;
-                return -ENOMEM;
-            }
-            *t = a;
-            *y = b;
-        }
-        (*t)[*n] = tm;
-        (*y)[*n] = (double)rss;
-        (*n)++;
+    for (size_t i = 0; i < c.nrows; i++) {
+        (*t)[*n] = run_csv_num(&c, i, ct);
+        (*y)[*n] = run_csv_num(&c, i, cr);
+        *n += isfinite((*t)[*n]) && isfinite((*y)[*n]);
     }
-    fclose(f);
+    run_csv_free(&c);
     return 0;
 }
 
