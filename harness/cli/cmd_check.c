@@ -208,7 +208,7 @@ static int write_baseline(const char *dir, struct out_file *of, const analyze_re
     char a[24], c[24], d[24], e[24];
     printf("baseline %s written from %s: peak RSS %s (+%.0f%%), footprint per partition %s (+%.0f%%), leak <= %s "
            "per proof, s/proof %s x%.2f\n",
-           path, dir, fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, r->footprint_per_partition), 100 * TOL_FOOTPRINT,
+           path, dir, fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, fp), 100 * TOL_FOOTPRINT,
            fb(d, leak_max), isfinite(r->s_per_proof) ? (snprintf(e, sizeof e, "%.3f", r->s_per_proof), e) : "n/a",
            TIME_RATIO);
     return 0;

@@ -140,13 +140,11 @@ int out_file_begin(struct out_file *f, const char *path, char *err, size_t errle
         int e = errno;
         return errmsg_fail(err, errlen, -e, "cannot write %s: %s", path, strerror(e));
     }
-    if (exists) {
-        /* the replacement keeps what the file's owner set */
-        (void)fchmod(fd, st.st_mode & 07777);
-        if (geteuid() == 0)
-            (void)!fchown(fd, st.st_uid, st.st_gid);
-    }
     close(fd);
+    f->replaces = exists;
+    f->mode = st.st_mode & 07777;
+    f->uid = st.st_uid;
+    f->gid = st.st_gid;
     f->live = true;
     return 0;
 }
@@ -159,6 +157,13 @@ int out_file_commit(struct out_file *f, char *err, size_t errlen)
     int rc = fd < 0 ? -errno : 0;
     if (rc == 0 && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
         rc = -errno;
+    if (rc == 0 && f->replaces) {
+        /* the replacement keeps what the file's owner set (set now: a
+         * writer may have replaced the temporary file itself) */
+        (void)fchmod(fd, f->mode);
+        if (geteuid() == 0)
+            (void)!fchown(fd, f->uid, f->gid);
+    }
     if (fd >= 0)
         close(fd);
     struct stat st;

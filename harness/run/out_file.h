@@ -25,6 +25,10 @@ struct out_file {
     char shown[4096]; /* the path as the user gave it, for messages */
     char tmp[4200];   /* where to write it: TARGET_DIR/.NAME.PID.tmp, made O_EXCL */
     bool live;        /* tmp exists */
+    bool replaces;    /* path exists: its mode (and owner) go to the new file at commit */
+    mode_t mode;
+    uid_t uid;
+    gid_t gid;
 };
 
 /*
