@@ -205,6 +205,7 @@ typedef struct {
     /* the selection (max_rows > 0) */
     bool reduce;
     size_t head_max, tail_max, budget;
+    size_t cap_max; /* slots the selection can hold at once */
     uint32_t *head, *ring;
     size_t n_head, ring_start, n_ring;
     bucket_t *buckets;
@@ -231,6 +232,8 @@ static int slot_new(keep_t *K, uint32_t *ret)
     }
     if (K->used == K->cap) {
         size_t cap = K->cap ? K->cap * 2 : 1024;
+        if (K->reduce && cap > K->cap_max)
+            cap = K->cap_max > K->cap ? K->cap_max : K->cap + 1; /* never more slots than the selection holds */
         if (cap > NONE - 1)
             return -ENOMEM;
         double *num = realloc(K->num, cap * K->ncols * sizeof *num);
@@ -443,6 +446,93 @@ static int keep_order(keep_t *K, uint32_t **order, size_t *n)
     return 0;
 }
 
+/* Moves the rows of slots order[0..n) to slots 0..n in place (following
+ * the permutation's cycles with one spare row), so the pool itself becomes
+ * the readers' array: no second copy of the rows kept. */
+static void keep_permute(keep_t *K, const uint32_t *order, size_t n)
+{
+    size_t nc = K->ncols;
+    /* where[slot] = the row it goes to, or SIZE_MAX (not kept) */
+    size_t *where = malloc((K->used + 1) * sizeof *where);
+    double *spare = malloc((nc + 1) * sizeof *spare);
+    char **spare_t = K->has_text ? malloc((nc + 1) * sizeof *spare_t) : NULL;
+    if (!where || !spare || (K->has_text && !spare_t)) {
+        /* no room for the bookkeeping: rows copied one by one through the
+         * slots past n would be wrong, so keep the order by a copy instead */
+        free(where);
+        free(spare);
+        free(spare_t);
+        double *num = malloc((n + 1) * nc * sizeof *num);
+        char **text = K->has_text ? calloc((n + 1) * nc, sizeof *text) : NULL;
+        if (!num || (K->has_text && !text)) {
+            free(num);
+            free(text);
+            return; /* left as is: run_csv_read_opts reports nothing better */
+        }
+        for (size_t i = 0; i < n; i++) {
+            memcpy(&num[i * nc], &K->num[(size_t)order[i] * nc], nc * sizeof *num);
+            if (text) {
+                memcpy(&text[i * nc], &K->text[(size_t)order[i] * nc], nc * sizeof *text);
+                memset(&K->text[(size_t)order[i] * nc], 0, nc * sizeof *text);
+            }
+        }
+        free(K->num);
+        K->num = num;
+        if (text) {
+            for (size_t i = 0; i < K->used * nc; i++)
+                free(K->text[i]);
+            free(K->text);
+            K->text = text;
+            K->used = n;
+        }
+        return;
+    }
+    for (size_t s = 0; s < K->used; s++)
+        where[s] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        where[order[i]] = i;
+    /* a slot not kept holds nothing: a row moved there is simply written */
+    for (size_t s = 0; s < K->used; s++) {
+        if (where[s] == SIZE_MAX || where[s] == s)
+            continue;
+        /* follow the cycle through s: the row at s goes to where[s], whose
+         * row goes on in turn, until a slot not kept or s again */
+        memcpy(spare, &K->num[s * nc], nc * sizeof *spare);
+        if (spare_t) {
+            memcpy(spare_t, &K->text[s * nc], nc * sizeof *spare_t);
+            memset(&K->text[s * nc], 0, nc * sizeof *spare_t); /* moved: a free slot holds no text */
+        }
+        size_t to = where[s];
+        where[s] = SIZE_MAX; /* s is free now */
+        for (;;) {
+            size_t next = where[to];
+            if (next == SIZE_MAX) { /* a free slot (its text cells are NULL) */
+                memcpy(&K->num[to * nc], spare, nc * sizeof *spare);
+                if (spare_t)
+                    memcpy(&K->text[to * nc], spare_t, nc * sizeof *spare_t);
+                where[to] = to;
+                break;
+            }
+            /* swap the spare row with the row at `to`, which goes to next */
+            for (size_t j = 0; j < nc; j++) {
+                double v = K->num[to * nc + j];
+                K->num[to * nc + j] = spare[j];
+                spare[j] = v;
+                if (spare_t) {
+                    char *t = K->text[to * nc + j];
+                    K->text[to * nc + j] = spare_t[j];
+                    spare_t[j] = t;
+                }
+            }
+            where[to] = to;
+            to = next;
+        }
+    }
+    free(where);
+    free(spare);
+    free(spare_t);
+}
+
 static void keep_free(keep_t *K)
 {
     if (K->has_text && K->text)
@@ -577,6 +667,9 @@ static int keep_init(keep_t *K, const run_csv_t *c, const run_csv_opts_t *o)
     size_t m = o->max_rows < 64 ? 64 : o->max_rows;
     K->head_max = K->tail_max = m / 8 < 4096 ? m / 8 : 4096;
     K->budget = m - K->head_max - K->tail_max;
+    /* the middle passes its budget by at most one bucket's roles before
+     * merging, and a row is read before the ring lets one go */
+    K->cap_max = m + NROLES + 2;
     K->k = 1;
     for (const char *const *e = o->extreme_cols; e && *e && K->n_ext < MAX_EXT; e++) {
         int col = run_csv_col(c, *e);
@@ -725,17 +818,27 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
             rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
             goto done;
         }
-    } else if ((rc = keep_order(&K, &order, &n)) < 0 || !(c.num = malloc((n + 1) * c.ncols * sizeof *c.num)) ||
-        (K.has_text && !(c.text = calloc((n + 1) * c.ncols, sizeof *c.text)))) {
-        rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    for (size_t i = 0; K.reduce && i < n; i++) {
-        memcpy(&c.num[i * c.ncols], &K.num[(size_t)order[i] * c.ncols], c.ncols * sizeof *c.num);
-        if (K.has_text) {
-            memcpy(&c.text[i * c.ncols], &K.text[(size_t)order[i] * c.ncols], c.ncols * sizeof *c.text);
-            memset(&K.text[(size_t)order[i] * c.ncols], 0, c.ncols * sizeof *K.text); /* moved */
+    } else {
+        if ((rc = keep_order(&K, &order, &n)) < 0) {
+            rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+            goto done;
         }
+        keep_permute(&K, order, n);
+        c.num = realloc(K.num, (n + 1) * c.ncols * sizeof *c.num);
+        if (!c.num)
+            c.num = K.num;
+        K.num = NULL;
+        if (K.has_text) {
+            /* the rows not kept hold no text any more (their slots were
+             * freed); rows n.. are slots of rows not kept */
+            for (size_t i = n * c.ncols; i < K.used * c.ncols; i++)
+                free(K.text[i]);
+            c.text = realloc(K.text, (n + 1) * c.ncols * sizeof *c.text);
+            if (!c.text)
+                c.text = K.text;
+            K.text = NULL;
+        }
+        K.used = 0;
     }
     c.nrows = n;
     c.reduced = n < c.rows_in_file;

@@ -70,7 +70,10 @@ for k in range(a.cycle):
                                                    2 * MIB, 1 * MIB) + "," + ",".join(str(v) for v in live) + "," +
                       occ, None, ",%.1f" % (200 + k % 50)))
 
-row_len = len(",".join(["%.3f" % (1e6 * tick)] + [cycle[0][0], cycle[0][1]])) + 20
+# the mean row length, for --mb: t_ms at the run's middle, the cycle's fields, the counters
+t_len = len("%.3f" % (5e5 * tick * a.cycle))
+row_len = t_len + 1 + sum(len(m) + len(x) + len(e) for m, x, _, e in cycle) / a.cycle + \
+    (0 if a.kind == "watch" else 12) + 2
 rows = a.rows if a.rows else int(a.mb * 1e6 / row_len)
 spike_row, dip_row = rnd.randrange(rows // 4, rows), rnd.randrange(rows // 4, rows)
 while dip_row == spike_row:
