@@ -74,10 +74,11 @@ for k in range(a.cycle):
 t_len = len("%.3f" % (5e5 * tick * a.cycle))
 row_len = t_len + 1 + sum(len(m) + len(x) + len(e) for m, x, _, e in cycle) / a.cycle + \
     (0 if a.kind == "watch" else 12) + 2
-rows = a.rows if a.rows else int(a.mb * 1e6 / row_len)
-spike_row, dip_row = rnd.randrange(rows // 4, rows), rnd.randrange(rows // 4, rows)
+rows = a.rows if a.rows else int(a.mb * 1e6 / row_len)  # with --mb an estimate: written until the size
+top = max(rows * 9 // 10, 2)
+spike_row, dip_row = rnd.randrange(rows // 4, top), rnd.randrange(rows // 4, top)
 while dip_row == spike_row:
-    dip_row = rnd.randrange(rows // 4, rows)
+    dip_row = rnd.randrange(rows // 4, top)
 spike_rss = int((base + amp) * a.spike_factor)
 dip_rss = base // 4
 
@@ -86,7 +87,9 @@ nbytes = 0
 with open(os.path.join(a.out, "samples.csv"), "w", buffering=1 << 22) as f:
     f.write(",".join(header) + "\n")
     out = []
-    for i in range(rows):
+    i = 0
+    pending = 0  # bytes in out
+    while i < rows or (a.mb and nbytes + pending < a.mb * 1e6):
         k = i % a.cycle
         mem, mid, _, tail = cycle[k]
         if i == spike_row or i == dip_row:
@@ -99,14 +102,18 @@ with open(os.path.join(a.out, "samples.csv"), "w", buffering=1 << 22) as f:
             p, after = i // a.cycle, k >= 0.7 * a.cycle
             out.append("%s,%s,%s,%d,%d,%d%s\n" % (t, mem, mid, (p + 1) * 4, (p + 1) * 4 if after else p * 4,
                                                   p + after, tail))
-        if len(out) >= 20000:
+        i += 1
+        pending += len(out[-1])
+        if len(out) >= 2000:
             s = "".join(out)
             nbytes += len(s)
             f.write(s)
             out = []
+            pending = 0
     s = "".join(out)
     nbytes += len(s)
     f.write(s)
+    rows = i
 
 wall_s = rows * tick / 1e3
 if a.kind == "watch":
