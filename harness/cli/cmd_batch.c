@@ -151,10 +151,11 @@ const cli_cmd_t cli_cmd_batch = {
              "samples.csv, buffers.csv, stages.csv, proofs.csv and run.json in --out DIR\n"
              "(see README: Files of a run).\n",
     .opts = batch_opts,
-    .epilog = "exit: 0 done, 1 a proof failed, the prover failed or a run file could not be written\n"
-              "(a full disk: the run stops, run.json says failed), 2 bad arguments (or --out holds a\n"
-              "run), 3 OOM-killed under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point:\n"
-              "run.json says interrupted).\n",
+    .epilog = "exit: 0 done, 1 a proof failed, the prover failed or a run file, figure or the report\n"
+              "could not be written (a full disk: the run stops, run.json says failed), 2 bad\n"
+              "arguments (or --out holds a run, or --backend gpu without a CUDA device), 3 OOM-killed\n"
+              "under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point: run.json says\n"
+              "interrupted; a second signal stops it at once, run.json saying so too).\n",
 };
 
 static int kind_by_name(const char *name)
@@ -1475,6 +1476,8 @@ int cmd_batch(int argc, char **argv)
      * it): nothing of this run is left */
     if (rc == 2)
         run_dir_discard(out_dir, !out_existed);
+    else if (rc != 0 && !out_existed)
+        rmdir(out_dir); /* a failure before any file: no empty folder (rmdir leaves a full one) */
     /* the diagnosis of a batch that ran to its end (or to an OOM kill
      * under --mem-limit): the verdict, its evidence, the plots */
     if (!o.no_analyze && (rc == 0 || rc == 3)) {

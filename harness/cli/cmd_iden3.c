@@ -45,8 +45,9 @@ const cli_cmd_t cli_cmd_prove_zkey = {
              "--prime bls12381), verifies the proof against the key, and writes\n"
              "snarkjs's proof.json and public.json.\n",
     .opts = prove_zkey_opts,
-    .epilog = "exit: 0 proved and verified; 1 the proof does not verify or proving failed;\n"
-              "2 bad arguments or input files.\n",
+    .epilog = "exit: 0 proved and verified; 1 the proof does not verify, proving or writing\n"
+              "failed; 2 bad arguments or input files, or an output that is not a regular file or\n"
+              "cannot be written (found before any work).\n",
 };
 
 int cmd_prove_zkey(int argc, char **argv)
