@@ -23,16 +23,19 @@ export ZKBENCH_PARAMS_DIR=$tmp/params
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
-# ---- batch: the second SIGINT
-"$zk" batch --circuit porep:constraints=2^10 --partitions 2 --count 1 --no-analyze --out "$tmp/warm" >/dev/null 2>&1
-"$zk" batch --circuit porep:constraints=2^10 --partitions 2 --count 60 --no-analyze --out "$tmp/two" \
-  >"$tmp/two.out" 2>&1 &
+# ---- batch: the second SIGINT, 0.1 s after the first (two at once may
+# reach the process as one), while the first one's drain still runs: 2^12
+# partitions take long enough
+circ=(--circuit porep:constraints=2^12 --partitions 2)
+"$zk" batch "${circ[@]}" --count 1 --no-analyze --out "$tmp/warm" >/dev/null 2>&1
+"$zk" batch "${circ[@]}" --count 60 --no-analyze --out "$tmp/two" >"$tmp/two.out" 2>&1 &
 pid=$!
 for i in $(seq 300); do
-  [ -f "$tmp/two/proofs.csv" ] && [ "$(wc -l <"$tmp/two/proofs.csv")" -ge 4 ] && break
+  [ -f "$tmp/two/proofs.csv" ] && [ "$(wc -l <"$tmp/two/proofs.csv")" -ge 3 ] && break
   sleep 0.05
 done
 kill -INT $pid
+sleep 0.1
 kill -INT $pid
 wait $pid
 rc=$?
@@ -67,7 +70,17 @@ chmod +x "$tmp/tree.sh"
 
 # guard PID: SIGKILL for PID 30 s from now (a watch that never ends); the
 # guard's pid in $guard
-guard() { rm -f "$tmp/guarded"; (sleep 30; kill -KILL "$1" 2>/dev/null && touch "$tmp/guarded") & guard=$!; }
+guard() {
+  rm -f "$tmp/guarded"
+  (
+    trap 'kill $s 2>/dev/null; exit 0' TERM # its sleep goes with it, holding no pipe of the test's
+    sleep 30 &
+    s=$!
+    wait $s
+    kill -KILL "$1" 2>/dev/null && touch "$tmp/guarded"
+  ) >/dev/null 2>&1 &
+  guard=$!
+}
 # wait_pids FILE: until the script wrote its pids
 wait_pids() { for i in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 # gone PIDS...: none of them is alive within 3 s
