@@ -97,29 +97,6 @@ static int check_target(char target[4096], struct stat *st, bool *exists, const 
     return 0;
 }
 
-int out_file_check(const char *path, char *err, size_t errlen)
-{
-    char target[4096];
-    struct stat st;
-    bool exists;
-    int rc = check_target(target, &st, &exists, path, err, errlen);
-    if (rc < 0 || exists)
-        return rc;
-    /* a new name: its folder must exist and be writable */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", target);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        slash[slash == dir ? 1 : 0] = 0;
-    else
-        strcpy(dir, ".");
-    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
-        int e = errno;
-        return errmsg_fail(err, errlen, -e, "cannot write %s: %s", path, strerror(e));
-    }
-    return 0;
-}
-
 int out_file_begin(struct out_file *f, const char *path, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);

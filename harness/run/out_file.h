@@ -47,10 +47,6 @@ int out_file_commit(struct out_file *f, char *err, size_t errlen);
 /* Removes f->tmp if it still exists; NULL and a zeroed f accepted. */
 void out_file_abort(struct out_file *f);
 
-/* Whether path could be an output (out_file_begin's checks, nothing
- * created): 0 or -errno with one line in err. */
-int out_file_check(const char *path, char *err, size_t errlen);
-
 /* Creates a folder and its missing parents (mode 0755); an existing folder
  * is fine. 0 or a negative errno. */
 int out_mkdir_p(const char *path);
