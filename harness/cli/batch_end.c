@@ -85,15 +85,21 @@ size_t batch_end_evidence(char lines[4][320], const analyze_result_t *r)
 }
 
 /* Draws the run's figures into run_dir; prints their paths, or one line
- * on stderr saying why there are none. */
-static void batch_end_plots(console_t *con, const analyze_run_t *run, const char *run_dir)
+ * on stderr saying why there are none. Returns false when a figure could
+ * not be written (a full disk): the batch fails then. Without gnuplot
+ * there are no figures, and that is no failure. */
+static bool batch_end_plots(console_t *con, const analyze_run_t *run, const char *run_dir)
 {
     char written[256] = "", err[768];
     int rc = plot_run(run, run_dir, run_dir, written, sizeof written, err, sizeof err);
-    if (rc < 0) {
+    if (rc == -ENOENT) {
         if (!con->quiet)
             cli_error(0, "batch: no plots: %s", err);
-        return;
+        return true;
+    }
+    if (rc < 0) {
+        cli_error(0, "batch: %s", err);
+        return false;
     }
     char line[2048];
     size_t n = (size_t)snprintf(line, sizeof line, "plots     ");
@@ -101,6 +107,7 @@ static void batch_end_plots(console_t *con, const analyze_run_t *run, const char
     for (char *w = strtok_r(written, " ", &save); w && n < sizeof line; w = strtok_r(NULL, " ", &save))
         n += (size_t)snprintf(line + n, sizeof line - n, " %s/%s.png", run_dir, w);
     console_say(con, "%s (and .svg)", line);
+    return true;
 }
 
 int batch_end_diagnose(console_t *con, const char *run_dir)
@@ -115,7 +122,8 @@ int batch_end_diagnose(console_t *con, const char *run_dir)
         cli_error(0, "batch: no diagnosis: %s", err);
         return rc;
     }
-    if (analyze_write_verdict(run_dir, &r, err, sizeof err) < 0)
+    bool verdict_saved = analyze_write_verdict(run_dir, &r, err, sizeof err) == 0;
+    if (!verdict_saved)
         cli_error(0, "batch: %s", err);
 
     console_say(con, "%s", "");
@@ -131,16 +139,18 @@ int batch_end_diagnose(console_t *con, const char *run_dir)
         console_say(con, "  %s", ev[i]);
     /* what was written for the reader, a line each: the figures, then the
      * report beside them */
-    batch_end_plots(con, run, run_dir);
+    bool written = batch_end_plots(con, run, run_dir) && verdict_saved;
     char report[4300];
     snprintf(report, sizeof report, "%s/report.html", run_dir);
-    if (report_write(run_dir, report, err, sizeof err) < 0)
+    if (report_write(run_dir, report, err, sizeof err) < 0) {
         cli_error(0, "batch: no report: %s", err);
-    else
+        written = false;
+    } else {
         console_say(con, "report     %s", report);
+    }
     console_say(con, "more       zkbench analyze %s (every memory layer, the capacity model); zkbench plot %s",
                 run_dir, run_dir);
     analyze_result_clear(&r);
     analyze_run_free(run);
-    return 0;
+    return written ? 0 : 1;
 }

@@ -21,7 +21,9 @@ size_t batch_end_evidence(char lines[4][320], const analyze_result_t *r);
 /* Analyzes, plots and prints for the run in run_dir. A diagnosis or a
  * figure that cannot be made (too few samples; gnuplot missing) is said in
  * one line on stderr; the verdict is printed whenever there is one. Returns
- * 0 when the verdict was printed, else -errno. */
+ * 0 when the verdict was printed and everything written, 1 when a figure
+ * or the report could not be written (a full disk: said in one line naming
+ * the file), else -errno (no diagnosis). */
 int batch_end_diagnose(console_t *con, const char *run_dir);
 
 #endif

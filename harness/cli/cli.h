@@ -14,11 +14,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Prints "zkbench: <message>" and returns code (for `return cli_error(...)`). */
+/* Prints "zkbench: <message>" and returns code (for `return cli_error(...)`).
+ * The message is one line whatever it quotes: control bytes, C1 controls
+ * and bytes that are not UTF-8 are written escaped (\x1b, \u009b), so an
+ * input cannot move the cursor, recolour or clear the terminal. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "zkbench: warning: <message>", escaped as cli_error does. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "zkbench: warning: <msg>": the sink of run_csv_set_warn for the
  * commands that read run files. */
 void cli_warn_csv(const char *msg);
+/* Writes text to f with cli_error's escapes. */
+void cli_write_escaped(FILE *f, const char *text);
 /* After getopt_long returned '?' or ':': names the bad option of command
  * and returns 2. */
 int cli_bad_option(const char *command, int argc, char **argv);

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <jemalloc/jemalloc.h>
@@ -52,16 +53,24 @@
  * thread as often as main): a lock-free atomic, not a volatile
  * sig_atomic_t, which is safe only within one thread. */
 static atomic_int stop_requested;
+/* The run files whose armed run.json a second signal writes (batch_save),
+ * and whether that handler is running (run_files_close waits it out). */
+static _Atomic(run_files_t *) abort_rf;
+static atomic_int in_abort;
 
 static void on_signal(int sig)
 {
+    (void)sig;
     int saved_errno = errno;
-    if (atomic_load(&stop_requested)) {
-        /* a second signal: stop now; every row written so far is flushed */
-        signal(sig, SIG_DFL);
-        raise(sig);
+    if (atomic_exchange(&stop_requested, 1)) {
+        /* a second signal: stop now, with run.json saying so (rendered in
+         * advance: nothing here allocates); every row written so far is whole */
+        atomic_store(&in_abort, 1);
+        run_files_t *rf = atomic_load(&abort_rf);
+        if (rf)
+            run_files_abort(rf);
+        _exit(130);
     }
-    atomic_store(&stop_requested, 1);
     errno = saved_errno;
 }
 
@@ -146,10 +155,11 @@ const cli_cmd_t cli_cmd_batch = {
              "samples.csv, buffers.csv, stages.csv, proofs.csv and run.json in --out DIR\n"
              "(see README: Files of a run).\n",
     .opts = batch_opts,
-    .epilog = "exit: 0 done, 1 a proof failed, the prover failed or a run file could not be written\n"
-              "(a full disk: the run stops, run.json says failed), 2 bad arguments (or --out holds a\n"
-              "run), 3 OOM-killed under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point:\n"
-              "run.json says interrupted).\n",
+    .epilog = "exit: 0 done, 1 a proof failed, the prover failed or a run file, figure or the report\n"
+              "could not be written (a full disk: the run stops, run.json says failed), 2 bad\n"
+              "arguments (or --out holds a run, or --backend gpu without a CUDA device), 3 OOM-killed\n"
+              "under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point: run.json says\n"
+              "interrupted; a second signal stops it at once, run.json saying so too).\n",
 };
 
 static int kind_by_name(const char *name)
@@ -489,7 +499,7 @@ static void batch_metrics_end(const struct batch_opts *o, bool ran)
     }
     char err[4400];
     if (metrics_export_end(o->mx, stop, err, sizeof err) < 0)
-        fprintf(stderr, "zkbench: batch: %s\n", err);
+        cli_error(0, "batch: %s", err);
 }
 
 /* The batch fell back to the CPU: no devices, and the queue of the CPU's
@@ -753,6 +763,26 @@ static void json_set_state(json_t *root, const char *state, bool interrupted)
 }
 
 /*
+ * Writes run.json and arms what a second signal writes instead (on_signal):
+ * this run.json, interrupted, stopped at once. A run.json with its summary
+ * is the run's end, which no signal changes any more: disarmed.
+ */
+static int batch_save(run_files_t *rf, json_t *root, char *err, size_t errlen)
+{
+    int rc = run_files_write_json(rf, root, err, errlen);
+    json_t *image = NULL;
+    if (!json_object_get(root, "summary") && (image = json_deep_copy(root))) {
+        json_set_state(image, "interrupted", true);
+        json_object_set_new(image, "stopped_at_once", json_true());
+        json_object_set_new(image, "note", json_string("a second SIGINT/SIGTERM stopped the batch at once: no summary; "
+                                                       "every file ends at its last whole row"));
+    }
+    run_files_arm_abort(rf, image);
+    json_decref(image);
+    return rc;
+}
+
+/*
  * The batch itself, in this process, after the checks cmd_batch makes and
  * in the folder it made: everything from the device check on (CUDA is first
  * touched here, so a capped batch's child, not the parent, initializes it:
@@ -812,7 +842,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
         return cli_error(1, "batch: %s", err);
     mem_set_sink(run_files_mem_sink, rf);
     if (strcmp(o.backend, "auto") == 0 && gpus == 0 && !o.quiet)
-        fprintf(stderr, "zkbench: batch: no CUDA device, using the CPU backend\n");
+        cli_error(0, "batch: no CUDA device, using the CPU backend");
     sysinfo_t si;
     sysinfo_read(&si);
 
@@ -845,7 +875,8 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     json_object_set_new(root, "versions", json_versions(&si));
     json_object_set_new(root, "started_at", json_string(started_at));
     json_set_state(root, "running", false);
-    if (run_files_write_json(rf, root, err, sizeof err) < 0)
+    atomic_store(&abort_rf, rf);
+    if (batch_save(rf, root, err, sizeof err) < 0)
         goto finish;
 
     if (o.mx) {
@@ -878,10 +909,10 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
                     /* recorded now: a second signal kills the process (on_signal) */
                     noted = true;
                     json_set_state(root, "interrupted", true);
-                    run_files_write_json(rf, root, err, sizeof err);
+                    batch_save(rf, root, err, sizeof err);
                     console_end_live(&con);
-                    fprintf(stderr, "zkbench: batch: interrupted; stopping once the parameters are %s "
-                                    "(again to quit at once)\n", o.params ? "loaded" : "loaded or generated");
+                    cli_error(0, "batch: interrupted; stopping once the parameters are %s (again to quit at once)",
+                              o.params ? "loaded" : "loaded or generated");
                 }
                 /* a phase is said once it has lasted a second: a cached
                  * load of a small circuit goes by without a line */
@@ -970,7 +1001,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
                 cli_error(1, "batch: --backend gpu: %s", err);
                 goto done;
             }
-            fprintf(stderr, "zkbench: batch: %s; using the CPU backend\n", err);
+            cli_error(0, "batch: %s; using the CPU backend", err);
             backend = "cpu";
             batch_drop_gpus(&o);
         } else {
@@ -1027,7 +1058,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     json_object_set_new(root, "baseline", baseline);
     if (!stop_requested)
         json_set_state(root, "running", false);
-    run_files_write_json(rf, root, err, sizeof err);
+    batch_save(rf, root, err, sizeof err);
 
     bc.sampler = sampler;
     bc.pl = pl;
@@ -1086,7 +1117,7 @@ stopped:
     else if (rc < 0)
         json_object_set_new(root, "error", json_string(strerror(-rc)));
     char jerr[4400] = "";
-    bool json_ok = run_files_write_json(rf, root, jerr, sizeof jerr) == 0;
+    bool json_ok = batch_save(rf, root, jerr, sizeof jerr) == 0;
     if (write_failed) {
         status = cli_error(1, "batch: %s; stopped after %u of %u proofs%s", werr, res.proofs_done, o.pc.count,
                            json_ok ? " (run.json says failed)" : "");
@@ -1164,13 +1195,19 @@ finish:
         json_set_state(root, status == 0 ? "complete" : intr ? "interrupted" : "failed", intr);
         if (run_files_error(rf, werr, sizeof werr) < 0)
             json_object_set_new(root, "error", json_string(werr));
+        /* the end: what a second signal would write is no longer wanted */
         run_files_write_json(rf, root, err, sizeof err);
+        run_files_arm_abort(rf, NULL);
         if (status == 0 || (status != 1 && status != 2 && status != 130))
             status = 1;
         if (run_files_error(rf, werr, sizeof werr) < 0 && status != 2)
             status = cli_error(1, "batch: %s", werr);
     }
     mem_set_sink(NULL, NULL);
+    /* a second signal's handler may hold rf: it ends the process, so wait */
+    atomic_store(&abort_rf, NULL);
+    while (atomic_load(&in_abort))
+        pause();
     int crc = run_files_close(rf);
     if (crc < 0 && (status == 0 || status == 130))
         status = cli_error(1, "batch: cannot write the run's files in %s: %s", out_dir, strerror(-crc));
@@ -1316,6 +1353,45 @@ static int batch_capped(const struct batch_opts *o, const char *out_dir, const m
     return status;
 }
 
+/* The CUDA devices this machine has, with the reason in msg when none.
+ * isolated: counted in a child process, so that this one never initializes
+ * CUDA (a capped batch forks its child after the checks, and a CUDA
+ * runtime initialized before a fork does not work in the child). */
+static int batch_device_count(bool isolated, char *msg, size_t cap)
+{
+    int n = 0;
+    msg[0] = 0;
+    if (!isolated) {
+        kernels_device_count(&n);
+        snprintf(msg, cap, "%s", n ? "" : kernels_last_error());
+        return n;
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        struct { int n; char why[256]; } r = {0};
+        kernels_device_count(&r.n);
+        snprintf(r.why, sizeof r.why, "%s", r.n ? "" : kernels_last_error());
+        (void)!write(p[1], &r, sizeof r);
+        _exit(0);
+    }
+    close(p[1]);
+    struct { int n; char why[256]; } r = {0, "the device probe failed"};
+    if (pid > 0) {
+        if (read(p[0], &r, sizeof r) != (ssize_t)sizeof r)
+            snprintf(r.why, sizeof r.why, "the device probe died");
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    close(p[0]);
+    snprintf(msg, cap, "%s", r.why);
+    return r.n;
+}
+
 /* The checks made before any file is written; -1 to go on, else the exit
  * status after one line. */
 static int batch_check(const struct batch_opts *o)
@@ -1323,6 +1399,21 @@ static int batch_check(const struct batch_opts *o)
     char err[1024];
     if (circuit_check_spec(o->circuit, o->pc.partitions, err, sizeof err) < 0)
         return cli_error(2, "batch: %s", err);
+    bool zkey = strncmp(o->circuit, "zkey:", 5) == 0;
+    if (zkey && strcmp(o->backend, "gpu") == 0)
+        return cli_error(2, "batch: --backend gpu: circuits from a zkey are proved on the CPU");
+    /* the devices asked for, before the run folder: a refusal leaves nothing */
+    if (strcmp(o->backend, "gpu") == 0 || o->n_gpus || o->gpus_all) {
+        int n = batch_device_count(o->mem_limit != 0, err, sizeof err);
+        if (n == 0 && strcmp(o->backend, "gpu") == 0)
+            return cli_error(2, "batch: --backend gpu: no CUDA device (%s)", err);
+        if (n == 0)
+            return cli_error(2, "batch: --gpus needs the GPU backend: this machine has no CUDA device");
+        for (unsigned i = 0; i < o->n_gpus; i++)
+            if (o->gpus[i] >= n)
+                return cli_error(2, "batch: --gpus: no CUDA device %d (this machine has %d: 0 to %d)", o->gpus[i], n,
+                                 n - 1);
+    }
     if (o->params) {
         params_error_t perr;
         if (access(o->params, R_OK) != 0)
@@ -1388,6 +1479,7 @@ int cmd_batch(int argc, char **argv)
     }
     /* made here, so a capped batch's parent and child agree */
     char out_dir[4096];
+    bool out_existed = o.out && access(o.out, F_OK) == 0;
     if ((rc = run_dir_create(out_dir, sizeof out_dir, o.out, "", o.force, err, sizeof err)) < 0) {
         memcap_free(cap);
         metrics_export_free(o.mx);
@@ -1401,6 +1493,12 @@ int cmd_batch(int argc, char **argv)
         memcap_free(cap);
     }
     metrics_export_free(o.mx);
+    /* refused after the folder was made (input found bad only on loading
+     * it): nothing of this run is left */
+    if (rc == 2)
+        run_dir_discard(out_dir, !out_existed);
+    else if (rc != 0 && !out_existed)
+        rmdir(out_dir); /* a failure before any file: no empty folder (rmdir leaves a full one) */
     /* the diagnosis of a batch that ran to its end (or to an OOM kill
      * under --mem-limit): the verdict, its evidence, the plots */
     if (!o.no_analyze && (rc == 0 || rc == 3)) {
@@ -1408,8 +1506,8 @@ int cmd_batch(int argc, char **argv)
         console_init(&con, stdout, o.quiet);
         if (o.sample_ms == 0)
             console_say(&con, "diagnosis  none: --sample-ms 0 records no samples to diagnose");
-        else
-            batch_end_diagnose(&con, out_dir);
+        else if (batch_end_diagnose(&con, out_dir) == 1)
+            rc = 1; /* a figure or the report could not be written: no success */
     }
     return rc;
 }

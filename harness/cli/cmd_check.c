@@ -6,8 +6,12 @@
  * `--write-baseline FILE` makes such a file from a good run (batch or watch).
  * A limit a run cannot be checked for (a footprint on a watch run) is
  * reported as skipped; a baseline none of whose limits could be checked is
- * an error. Exit 0: within limits; 1: a limit exceeded (report on stdout,
- * one line on stderr); 2: bad arguments, run or baseline file.
+ * an error. A run that did not complete (run.json status or outcome other
+ * than complete: killed, interrupted, still running) fails the gate, as
+ * does a baseline of another circuit or shape; --allow-incomplete checks
+ * an incomplete run anyway. Exit 0: within limits; 1: a limit exceeded, an
+ * incomplete run or another circuit (report on stdout, one line on
+ * stderr); 2: bad arguments, run or baseline file.
  *
  * Baseline file (JSON, format "zkbench-baseline-1"; docs/diagnosis.md):
  *   limits.peak_rss                {value (bytes), tolerance (fraction), slack (bytes)}
@@ -34,6 +38,7 @@
 #include "harness/diagnose/analyze.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/run/out_file.h"
 #include "harness/run/run_csv.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -50,12 +55,14 @@
 #define FOOTPRINT_SLACK (1.0 * MIB) /* plus 4 standard errors of the baseline's fit */
 #define NEVER_FREED_SLACK (1.0 * MIB)
 
-enum { OPT_BASELINE = 'b', OPT_WRITE = 'w', OPT_RAM = 'r' };
+enum { OPT_BASELINE = 'b', OPT_WRITE = 'w', OPT_RAM = 'r', OPT_ALLOW_INCOMPLETE = 'I' };
 
 static const cli_opt_t check_opts[] = {
     {"baseline", OPT_BASELINE, "FILE", "the baseline to compare RUN_DIR with"},
-    {"write-baseline", OPT_WRITE, "FILE", "make FILE from RUN_DIR (a good run) instead"},
+    {"write-baseline", OPT_WRITE, "FILE", "make FILE from RUN_DIR (a good, complete run) instead"},
     {"ram", OPT_RAM, "SIZE", "the memory the analysis fits pw into (as analyze --ram)"},
+    {"allow-incomplete", OPT_ALLOW_INCOMPLETE, NULL, "check a run that did not complete (killed, interrupted,\n"
+                                                     "still running) as far as it goes, instead of failing it"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -72,11 +79,15 @@ const cli_cmd_t cli_cmd_check = {
              "with default tolerances (peak +10% + 4 MiB, footprint +15% + 4 se + 1 MiB,\n"
              "leak <= max(1 MiB, 2% of the footprint), s/proof x1.25). From a watch run:\n"
              "peak RSS, growth per proof (or per second), never-freed traced bytes and the\n"
-             "verdict; limits a run cannot be checked for are skipped. Format:\n"
-             "docs/diagnosis.md.\n",
+             "verdict; limits a run cannot be checked for are skipped. A run that did not\n"
+             "complete (run.json status or outcome not complete: killed, interrupted or\n"
+             "still running) fails, unless --allow-incomplete; so does a baseline of\n"
+             "another circuit or shape (circuit, partitions, constraints, domain).\n"
+             "Format: docs/diagnosis.md.\n",
     .opts = check_opts,
-    .epilog = "exit: 0 within limits (or baseline written); 1 a limit exceeded; 2 bad\n"
-              "arguments, run or baseline file.\n",
+    .epilog = "exit: 0 within limits (or baseline written); 1 a limit exceeded, a run that did\n"
+              "not complete, or a baseline of another circuit or shape; 2 bad arguments, run\n"
+              "or baseline file (or an unwritable --write-baseline FILE).\n",
 };
 
 static const char *fb(char *buf, double v)
@@ -102,18 +113,21 @@ static double num(const json_t *o, const char *key)
 }
 
 
-/* Writes baseline b (and releases it) to path under a temporary name
- * renamed at the end; -1 after one line on stderr. */
-static int baseline_save(json_t *b, const char *path)
+/* Writes baseline b (and releases it) into of (begun before the analysis,
+ * so an unwritable FILE is refused first): -1 after one line on stderr. */
+static int baseline_save(json_t *b, struct out_file *of)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int rc = json_dump_file(b, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char err[4400];
+    int rc = json_dump_file(b, of->tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    int e = errno ? errno : EIO;
     json_decref(b);
-    if (rc < 0 || rename(tmp, path) < 0) {
-        int e = errno ? errno : EIO;
-        unlink(tmp);
-        cli_error(2, "check: cannot write the baseline %s: %s", path, strerror(e));
+    if (rc < 0) {
+        out_file_abort(of);
+        cli_error(1, "check: cannot write the baseline %s: %s", of->shown, strerror(e));
+        return -1;
+    }
+    if (out_file_commit(of, err, sizeof err) < 0) {
+        cli_error(1, "check: %s", err);
         return -1;
     }
     return 0;
@@ -133,17 +147,25 @@ static json_t *machine_of(const json_t *m)
     return o;
 }
 
-static int write_baseline_watch(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
-                                bool has_buffers);
+static int write_baseline_watch(const char *dir, struct out_file *of, const analyze_result_t *r,
+                                const json_t *run_json, bool has_buffers);
 
-static int write_baseline(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
+/* A figure for a baseline: never negative (a growth fitted below zero is
+ * no growth), an integer of bytes, null when not finite. */
+static json_t *baseline_bytes(double v)
+{
+    return isfinite(v) ? json_integer((json_int_t)llround(fmax(v, 0))) : json_null();
+}
+
+static int write_baseline(const char *dir, struct out_file *of, const analyze_result_t *r, const json_t *run_json,
                           bool has_buffers)
 {
+    const char *path = of->shown;
     if (r->verdict != ANALYZE_HEALTHY && r->verdict != ANALYZE_CAPACITY)
         return cli_error(2, "check: %s: the run's verdict is %s (%s); a baseline must come from a healthy run", dir,
                          analyze_verdict_name(r->verdict), r->reason);
     if (r->watch)
-        return write_baseline_watch(dir, path, r, run_json, has_buffers);
+        return write_baseline_watch(dir, of, r, run_json, has_buffers);
     if (!isfinite(r->peak_rss) || !isfinite(r->footprint_per_partition))
         return cli_error(2, "check: %s: no footprint per partition could be fitted, so no baseline can be made", dir);
     double leak_max = fmax(LEAK_FLOOR, LEAK_SHARE_OF_FOOTPRINT * r->footprint_per_partition);
@@ -153,15 +175,17 @@ static int write_baseline(const char *dir, const char *path, const analyze_resul
     struct tm tm;
     char when[32];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:O?,s:O?}", "format", BASELINE_FORMAT, "zkbench_version",
-                          ZKB_PROJECT_VERSION, "created", when, "source_run", dir, "commit", json_object_get(json_object_get(run_json, "versions"), "commit"), "config",
-                          json_object_get(run_json, "config"));
+    json_t *b = json_pack("{s:s,s:s,s:s,s:s,s:O?,s:O?,s:O?}", "format", BASELINE_FORMAT, "zkbench_version",
+                          ZKB_PROJECT_VERSION, "created", when, "source_run", dir, "commit",
+                          json_object_get(json_object_get(run_json, "versions"), "commit"), "config",
+                          json_object_get(run_json, "config"), "circuit_shape",
+                          json_object_get(run_json, "circuit_shape"));
     json_t *ref = json_object();
     json_object_set_new(ref, "machine", machine_of(json_object_get(run_json, "machine")));
-    json_object_set_new(ref, "s_per_proof", isfinite(r->s_per_proof) ? json_real(r->s_per_proof) : json_null());
-    json_object_set_new(ref, "peak_rss", json_integer((json_int_t)llround(r->peak_rss)));
-    json_object_set_new(ref, "footprint_per_partition", json_integer((json_int_t)llround(r->footprint_per_partition)));
-    json_object_set_new(ref, "leak_bytes_per_proof", isfinite(r->leak_rate) ? json_integer((json_int_t)llround(r->leak_rate)) : json_null());
+    json_object_set_new(ref, "s_per_proof", isfinite(r->s_per_proof) ? json_real(fmax(r->s_per_proof, 0)) : json_null());
+    json_object_set_new(ref, "peak_rss", baseline_bytes(r->peak_rss));
+    json_object_set_new(ref, "footprint_per_partition", baseline_bytes(r->footprint_per_partition));
+    json_object_set_new(ref, "leak_bytes_per_proof", baseline_bytes(r->leak_rate));
     json_object_set_new(ref, "verdict", json_string(analyze_verdict_name(r->verdict)));
     json_object_set_new(b, "reference", ref);
     json_t *lim = json_object();
@@ -178,12 +202,12 @@ static int write_baseline(const char *dir, const char *path, const analyze_resul
     json_object_set_new(lim, "s_per_proof_ratio", json_pack("{s:f}", "max", TIME_RATIO));
     json_object_set_new(lim, "verdicts", json_pack("[ss]", "healthy", "capacity"));
     json_object_set_new(b, "limits", lim);
-    if (baseline_save(b, path) < 0)
-        return 2;
+    if (baseline_save(b, of) < 0)
+        return 1;
     char a[24], c[24], d[24], e[24];
     printf("baseline %s written from %s: peak RSS %s (+%.0f%%), footprint per partition %s (+%.0f%%), leak <= %s "
            "per proof, s/proof %s x%.2f\n",
-           path, dir, fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, r->footprint_per_partition), 100 * TOL_FOOTPRINT,
+           path, dir, fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, fp), 100 * TOL_FOOTPRINT,
            fb(d, leak_max), isfinite(r->s_per_proof) ? (snprintf(e, sizeof e, "%.3f", r->s_per_proof), e) : "n/a",
            TIME_RATIO);
     return 0;
@@ -192,9 +216,10 @@ static int write_baseline(const char *dir, const char *path, const analyze_resul
 /* A baseline from a watch run: the limits a foreign process can be held
  * to (peak RSS, growth per proof or per second, never-freed traced bytes,
  * the verdict, s/proof between marks); no footprint per partition. */
-static int write_baseline_watch(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
-                                bool has_buffers)
+static int write_baseline_watch(const char *dir, struct out_file *of, const analyze_result_t *r,
+                                const json_t *run_json, bool has_buffers)
 {
+    const char *path = of->shown;
     if (!isfinite(r->peak_rss))
         return cli_error(2, "check: %s: no peak RSS, so no baseline can be made", dir);
     time_t now = time(NULL);
@@ -206,10 +231,9 @@ static int write_baseline_watch(const char *dir, const char *path, const analyze
     double growth_max = fmax(LEAK_FLOOR, isfinite(r->leak_hi) ? r->leak_hi : 0);
     json_t *ref = json_object();
     json_object_set_new(ref, "machine", machine_of(json_object_get(run_json, "machine")));
-    json_object_set_new(ref, "s_per_proof", isfinite(r->s_per_proof) ? json_real(r->s_per_proof) : json_null());
-    json_object_set_new(ref, "peak_rss", json_integer((json_int_t)llround(r->peak_rss)));
-    json_object_set_new(ref, r->per_proof ? "leak_bytes_per_proof" : "growth_bytes_per_s",
-                        isfinite(r->leak_rate) ? json_integer((json_int_t)llround(r->leak_rate)) : json_null());
+    json_object_set_new(ref, "s_per_proof", isfinite(r->s_per_proof) ? json_real(fmax(r->s_per_proof, 0)) : json_null());
+    json_object_set_new(ref, "peak_rss", baseline_bytes(r->peak_rss));
+    json_object_set_new(ref, r->per_proof ? "leak_bytes_per_proof" : "growth_bytes_per_s", baseline_bytes(r->leak_rate));
     json_object_set_new(ref, "verdict", json_string(analyze_verdict_name(r->verdict)));
     json_object_set_new(b, "reference", ref);
     json_t *lim = json_object();
@@ -219,15 +243,15 @@ static int write_baseline_watch(const char *dir, const char *path, const analyze
                         json_pack("{s:I}", "max", (json_int_t)llround(growth_max)));
     double nf_max = 0;
     if (has_buffers) {
-        nf_max = r->never_freed_bytes * (1 + TOL_PEAK) + NEVER_FREED_SLACK;
+        nf_max = fmax(r->never_freed_bytes, 0) * (1 + TOL_PEAK) + NEVER_FREED_SLACK;
         json_object_set_new(lim, "never_freed_bytes", json_pack("{s:I}", "max", (json_int_t)llround(nf_max)));
     }
     if (r->per_proof && isfinite(r->s_per_proof))
         json_object_set_new(lim, "s_per_proof_ratio", json_pack("{s:f}", "max", TIME_RATIO));
     json_object_set_new(lim, "verdicts", json_pack("[ss]", "healthy", "capacity"));
     json_object_set_new(b, "limits", lim);
-    if (baseline_save(b, path) < 0)
-        return 2;
+    if (baseline_save(b, of) < 0)
+        return 1;
     char a[24], c[24], d[24];
     printf("baseline %s written from the watch run %s: peak RSS %s (+%.0f%%), growth <= %s per %s%s%s\n", path, dir,
            fb(a, r->peak_rss), 100 * TOL_PEAK, fb(c, growth_max), r->per_proof ? "proof" : "second",
@@ -266,8 +290,133 @@ static void warn_settings(const char *dir, const char *path, const json_t *run_c
         free(bs);
     }
     if (len)
-        fprintf(stderr, "zkbench: warning: check: %s and the baseline %s differ in settings: %s; the limits may not "
-                        "apply\n", dir, path, line);
+        cli_warn("check: %s and the baseline %s differ in settings: %s; the limits may not apply", dir, path, line);
+}
+
+/* A JSON value as compact text (the caller frees). */
+static char *json_text(const json_t *v)
+{
+    return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+}
+
+/* One difference "KEY RUN (baseline BASE)" into out; false when equal. */
+static bool differs(char *out, size_t cap, const char *key, const json_t *rv, const json_t *bv)
+{
+    if (!rv || !bv || json_equal((json_t *)rv, (json_t *)bv))
+        return false;
+    char *rs = json_text(rv), *bs = json_text(bv);
+    snprintf(out, cap, "%s %s (baseline %s)", key, rs ? rs : "?", bs ? bs : "?");
+    free(rs);
+    free(bs);
+    return true;
+}
+
+/*
+ * Whether baseline b was made from a run of another circuit or shape than
+ * run_json's, whose limits cannot apply (a 2^10 run against a 2^12
+ * baseline): a watch baseline for a batch run or the reverse, other
+ * partitions per proof, another circuit_shape (constraints, inputs,
+ * variables, domain, densities) when both record one, else another
+ * circuit (as resolved when both record that). The first difference goes
+ * to out. What neither records is not compared.
+ */
+static bool baseline_of_other_circuit(char *out, size_t cap, const json_t *run_json, bool run_watch, const json_t *b)
+{
+    /* a baseline says what it came from by run_kind (watch) or a batch's
+     * config (pw); a hand-made one that says neither is not compared */
+    const char *bkind = json_string_value(json_object_get(b, "run_kind"));
+    bool b_watch = bkind && strcmp(bkind, "watch") == 0,
+         b_batch = !bkind && json_object_get(json_object_get(b, "config"), "pw");
+    if ((b_watch && !run_watch) || (b_batch && run_watch)) {
+        snprintf(out, cap, "the baseline is of a %s run, this is a %s run", b_watch ? "watch" : "batch",
+                 run_watch ? "watch" : "batch");
+        return true;
+    }
+    if (run_watch)
+        return false; /* a watched command: settings are warned about, not refused */
+    const json_t *rc = json_object_get(run_json, "config"), *bc = json_object_get(b, "config");
+    if (differs(out, cap, "partitions", json_object_get(rc, "partitions"), json_object_get(bc, "partitions")))
+        return true;
+    const json_t *rs = json_object_get(run_json, "circuit_shape"), *bs = json_object_get(b, "circuit_shape");
+    if (json_is_object(rs) && json_is_object(bs)) {
+        static const char *const keys[] = {"constraints", "inputs", "variables", "domain", "a_density", "b_density",
+                                           NULL};
+        for (const char *const *k = keys; *k; k++)
+            if (differs(out, cap, *k, json_object_get(rs, *k), json_object_get(bs, *k)))
+                return true;
+        return false;
+    }
+    const char *key = json_object_get(rc, "circuit_resolved") && json_object_get(bc, "circuit_resolved")
+                          ? "circuit_resolved"
+                          : "circuit";
+    return differs(out, cap, "circuit", json_object_get(rc, key), json_object_get(bc, key));
+}
+
+/* The last sample's t_ms in DIR/samples.csv (its last whole line), NAN
+ * when there is none: how far a run that did not finish got. Reads only
+ * the file's end. */
+static double last_sample_ms(const char *dir)
+{
+    char path[4200], buf[8192];
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NAN;
+    double t = NAN;
+    if (fseeko(f, 0, SEEK_END) == 0) {
+        off_t size = ftello(f), from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1 : 0;
+        size_t n = fseeko(f, from, SEEK_SET) == 0 ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        buf[n] = 0;
+        /* the last line that ends with a newline and starts with a number */
+        char *end = n ? strrchr(buf, '\n') : NULL;
+        while (end && end > buf) {
+            *end = 0;
+            char *start = strrchr(buf, '\n');
+            start = start ? start + 1 : (from == 0 ? buf : NULL);
+            if (!start)
+                break;
+            char *stop;
+            double v = strtod(start, &stop);
+            if (stop != start && *stop == ',' && isfinite(v)) {
+                t = v;
+                break;
+            }
+            end = start > buf ? start - 1 : NULL;
+        }
+    }
+    fclose(f);
+    return t;
+}
+
+/*
+ * Why DIR's run did not complete, into out (false when it did): run.json's
+ * status, or its outcome (a watch records how the command ended there),
+ * is anything but "complete": "running" (killed, or still going: no end
+ * record), "interrupted", "failed", "killed", "oom-killed"; or neither is
+ * recorded.
+ */
+static bool run_incomplete(char *out, size_t cap, const char *dir, const json_t *rj)
+{
+    const char *status = json_string_value(json_object_get(rj, "status")),
+               *outcome = json_string_value(json_object_get(rj, "outcome"));
+    if (status && strcmp(status, "complete") == 0 && (!outcome || strcmp(outcome, "complete") == 0))
+        return false;
+    if (!status && !outcome) {
+        snprintf(out, cap, "run.json records no status, so it cannot say the run completed");
+        return true;
+    }
+    const char *what = status && strcmp(status, "complete") != 0 ? status : outcome;
+    bool is_status = what == status;
+    double t = last_sample_ms(dir);
+    char at[64] = "";
+    if (isfinite(t))
+        snprintf(at, sizeof at, "; its last sample at %.1f s", t / 1e3);
+    if (strcmp(what, "running") == 0)
+        snprintf(out, cap, "%s running: no end record, so the process died (or is still running)%s",
+                 is_status ? "status" : "outcome", at);
+    else
+        snprintf(out, cap, "%s %.40s%s", is_status ? "status" : "outcome", what, at);
+    return true;
 }
 
 /* Reads a limit {value, tolerance, slack (optional, bytes)}: the limit is
@@ -280,7 +429,7 @@ static bool limit_pair(const json_t *lim, const char *key, double *value, double
     *value = num(o, "value");
     *tol = num(o, "tolerance");
     *slack = json_object_get(o, "slack") ? num(o, "slack") : 0;
-    return isfinite(*value) && isfinite(*tol) && *tol >= 0 && isfinite(*slack) && *slack >= 0;
+    return isfinite(*value) && *value >= 0 && isfinite(*tol) && *tol >= 0 && isfinite(*slack) && *slack >= 0;
 }
 
 static int check(const char *dir, const char *path, const analyze_result_t *r, const json_t *run_json,
@@ -332,11 +481,12 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
                  *jnf = json_object_get(lim, "never_freed_bytes");
     double leak_max = num(jl, "max"), tmax = num(jt, "max"), gs_max = num(jgs, "max"), nf_max = num(jnf, "max");
     if ((json_object_get(lim, "peak_rss") && !has_peak) || (json_object_get(lim, "footprint_per_partition") && !has_fp) ||
-        (jl && !isfinite(leak_max)) || (jt && !isfinite(tmax)) || (jv && !json_is_array(jv)) ||
-        (jgs && !isfinite(gs_max)) || (jnf && !isfinite(nf_max))) {
+        (jl && !(isfinite(leak_max) && leak_max >= 0)) || (jt && !(isfinite(tmax) && tmax > 0)) ||
+        (jv && !json_is_array(jv)) || (jgs && !(isfinite(gs_max) && gs_max >= 0)) ||
+        (jnf && !(isfinite(nf_max) && nf_max >= 0))) {
         json_decref(b);
         return cli_error(2, "check: %s: a limit is malformed (expected {\"value\": bytes, \"tolerance\": fraction}, "
-                         "{\"max\": number} or a list of verdicts)", path);
+                         "{\"max\": number} or a list of verdicts, none of them negative)", path);
     }
     char a[24], c[24], d[24], e[24], f_[24];
     int failed = 0, checked = 0, skipped = 0;
@@ -365,6 +515,12 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
      * or none recorded) is read the same way */
     printf("check %s against %s (written by zkbench %s)\n", dir, path, bver ? bver : "0.1.0 or older");
     warn_settings(dir, path, json_object_get(run_json, "config"), json_object_get(b, "config"));
+    char other[1024];
+    if (baseline_of_other_circuit(other, sizeof other, run_json, r->watch, b)) {
+        json_decref(b);
+        return cli_error(1, "check: the baseline %s is of another circuit or shape than %s: %s; its limits do not "
+                         "apply (make one from a run of this circuit with --write-baseline)", path, dir, other);
+    }
     if (has_peak) {
         double lim_v = pv * (1 + pt) + ps;
         RESULT(r->peak_rss <= lim_v, "peak RSS", "%s, limit %s (baseline %s + %.0f%%%s%s)", fb(a, r->peak_rss),
@@ -450,6 +606,7 @@ static int check(const char *dir, const char *path, const analyze_result_t *r, c
 int cmd_check(int argc, char **argv)
 {
     const char *base = NULL, *write = NULL;
+    bool allow_incomplete = false;
     analyze_opts_t o = {.ram_bytes = 0, .margin = 0.10};
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_check, argc, argv);
@@ -458,6 +615,7 @@ int cmd_check(int argc, char **argv)
         switch (c) {
         case OPT_BASELINE: base = a.val; break;
         case OPT_WRITE: write = a.val; break;
+        case OPT_ALLOW_INCOMPLETE: allow_incomplete = true; break;
         case OPT_RAM:
             if (!analyze_parse_size(&o.ram_bytes, a.val))
                 return cli_error(2, "check: --ram must be a size like 755GiB, 128G or 64000000000, got '%s'", a.val);
@@ -471,15 +629,41 @@ int cmd_check(int argc, char **argv)
     if (!base == !write)
         return cli_error(2, "check: give exactly one of --baseline FILE and --write-baseline FILE");
     const char *dir = argv[a.ind];
-    char err[768];
+    char err[4400];
+    /* the baseline's file first: an unwritable one is refused before any work */
+    struct out_file of = {0};
+    if (write && out_file_begin(&of, write, err, sizeof err) < 0)
+        return cli_error(2, "check: --write-baseline: %s", err);
+    /* a run that did not complete fails the gate before its numbers are read:
+     * what it left may be too little to analyze, and never passes */
+    char why[600], rjpath[4200];
+    snprintf(rjpath, sizeof rjpath, "%s/run.json", dir);
+    json_t *rj = json_load_file(rjpath, 0, NULL); /* unreadable: the analysis says why */
+    if (json_is_object(rj) && run_incomplete(why, sizeof why, dir, rj)) {
+        json_decref(rj);
+        if (!allow_incomplete) {
+            out_file_abort(&of);
+            if (write)
+                return cli_error(2, "check: %s did not complete (%s): a baseline must come from a complete run "
+                                 "(--allow-incomplete makes one anyway)", dir, why);
+            return cli_error(1, "check: %s did not complete (%s); the gate fails it (--allow-incomplete checks it "
+                             "as far as it goes)", dir, why);
+        }
+        printf("note  %s did not complete (%s): checked as far as it goes (--allow-incomplete)\n", dir, why);
+    } else {
+        json_decref(rj);
+    }
     analyze_run_t *run = NULL;
     analyze_result_t r;
     run_csv_set_warn(cli_warn_csv);
-    if (analyze_run_open(&run, &r, dir, &o, err, sizeof err) < 0)
+    if (analyze_run_open(&run, &r, dir, &o, err, sizeof err) < 0) {
+        out_file_abort(&of);
         return cli_error(2, "check: %s", err);
+    }
     bool has_buffers = analyze_run_csv(run, "buffers.csv")->ncols > 0;
-    int status = write ? write_baseline(dir, write, &r, analyze_run_json(run), has_buffers)
+    int status = write ? write_baseline(dir, &of, &r, analyze_run_json(run), has_buffers)
                        : check(dir, base, &r, analyze_run_json(run), has_buffers);
+    out_file_abort(&of);
     analyze_result_clear(&r);
     analyze_run_free(run);
     return status;

@@ -13,6 +13,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/formats/iden3_json.h"
+#include "harness/run/out_file.h"
 #include "prover/groth16.h"
 #include "prover/iden3/r1cs_file.h"
 #include "prover/iden3/wtns_file.h"
@@ -44,8 +45,9 @@ const cli_cmd_t cli_cmd_prove_zkey = {
              "--prime bls12381), verifies the proof against the key, and writes\n"
              "snarkjs's proof.json and public.json.\n",
     .opts = prove_zkey_opts,
-    .epilog = "exit: 0 proved and verified; 1 the proof does not verify or proving failed;\n"
-              "2 bad arguments or input files.\n",
+    .epilog = "exit: 0 proved and verified; 1 the proof does not verify, proving or writing\n"
+              "failed; 2 bad arguments or input files, or an output that is not a regular file or\n"
+              "cannot be written (found before any work).\n",
 };
 
 int cmd_prove_zkey(int argc, char **argv)
@@ -79,8 +81,18 @@ int cmd_prove_zkey(int argc, char **argv)
     if (threads > 1024)
         return cli_error(2, "prove: --threads must be at most 1024, got %llu", (unsigned long long)threads);
 
+    /* both outputs under temporary names before any work: an unwritable
+     * one (a device, a folder, no permission) is refused now, and a
+     * failure leaves neither */
+    char msg[4400];
+    struct out_file out_proof, out_public = {0};
+    if (out_file_begin(&out_proof, proof_path, msg, sizeof msg) < 0)
+        return cli_error(2, "prove: --proof: %s", msg);
+    if (out_file_begin(&out_public, public_path, msg, sizeof msg) < 0) {
+        out_file_abort(&out_proof);
+        return cli_error(2, "prove: --public: %s", msg);
+    }
     iden3_error_t err;
-    char msg[512];
     iden3_zkey_t *zk = NULL;
     iden3_r1cs_t *r1cs = NULL;
     groth16_pvk_t *pvk = NULL;
@@ -150,9 +162,10 @@ int cmd_prove_zkey(int argc, char **argv)
                            "circuit%s", zkey_path, wtns_path, r1cs_path ? "" : " (pass --r1cs to find the failing constraint)");
         goto done;
     }
-    if (iden3_json_proof_write(proof_path, &proof, msg, sizeof msg) < 0 ||
-        iden3_json_public_write(public_path, w + 1, np, msg, sizeof msg) < 0) {
-        cli_error(2, "prove: %s", msg);
+    if (iden3_json_proof_write(out_proof.tmp, &proof, msg, sizeof msg) < 0 ||
+        iden3_json_public_write(out_public.tmp, w + 1, np, msg, sizeof msg) < 0 ||
+        out_file_commit(&out_proof, msg, sizeof msg) < 0 || out_file_commit(&out_public, msg, sizeof msg) < 0) {
+        status = cli_error(1, "prove: %s", msg);
         goto done;
     }
     printf("key       %s: %u variables, %u public, domain 2^%u (read in %.3f s)\n", zkey_path, zk->n_vars, zk->n_public,
@@ -173,6 +186,8 @@ int cmd_prove_zkey(int argc, char **argv)
     printf("proved    in %.3f s; verified; wrote %s and %s\n", t_prove, proof_path, public_path);
     status = 0;
 done:
+    out_file_abort(&out_proof);
+    out_file_abort(&out_public);
     groth16_pvk_free(pvk);
     mem_free(w);
     iden3_r1cs_free(r1cs);

@@ -34,8 +34,9 @@ const cli_cmd_t cli_cmd_plot = {
              "Figures are drawn to temporary names and renamed together at the end, so a\n"
              "failure leaves none of them.\n",
     .opts = plot_opts,
-    .epilog = "exit: 0 drawn; 1 gnuplot missing or failed; 2 bad arguments or RUN_DIR (e.g. no\n"
-              "samples).\n",
+    .epilog = "exit: 0 drawn; 1 gnuplot missing or failed, or a figure it left empty or cut off\n"
+              "(a full disk: the file is named, and no figure is kept); 2 bad arguments or RUN_DIR\n"
+              "(e.g. no samples), or a figure's name taken by a device, FIFO, socket or folder.\n",
 };
 
 int cmd_plot(int argc, char **argv)

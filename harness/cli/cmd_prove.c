@@ -40,8 +40,9 @@ const cli_cmd_t cli_cmd_prove = {
              "concatenated) and the public inputs (JSON, one array of decimal strings per\n"
              "partition), and verifies them.\n",
     .opts = prove_opts,
-    .epilog = "exit: 0 proved and verified; 1 a proof does not verify or proving failed;\n"
-              "2 bad arguments or input files.\n",
+    .epilog = "exit: 0 proved and verified; 1 a proof does not verify, proving or writing failed;\n"
+              "2 bad arguments or input files, or an output that is not a regular file or cannot\n"
+              "be written (found before any work).\n",
     .also = &cli_cmd_prove_zkey,
 };
 

@@ -36,7 +36,8 @@ const cli_cmd_t cli_cmd_setup = {
              "drawn from seed S (for benchmarks and tests only) and writes them in the\n"
              "layout of bellperson's .params files.\n",
     .opts = setup_opts,
-    .epilog = "exit: 0 written; 1 key generation or writing failed; 2 bad arguments.\n",
+    .epilog = "exit: 0 written; 1 key generation or writing failed; 2 bad arguments, or an\n"
+              "output that is not a regular file or cannot be written (nothing is written then).\n",
 };
 
 int cmd_setup(int argc, char **argv)

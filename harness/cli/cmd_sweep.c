@@ -435,7 +435,7 @@ int cmd_sweep(int argc, char **argv)
                 failed_len += (size_t)snprintf(failed + failed_len, sizeof failed - failed_len,
                                                "%spw %u (exit %d; see %s)", failed_len ? ", " : "", pw[k], code, log);
             if (!ran)
-                fprintf(stderr, "zkbench: sweep: the batch with pw %u failed (exit %d; see %s)\n", pw[k], code, log);
+                cli_error(0, "sweep: the batch with pw %u failed (exit %d; see %s)", pw[k], code, log);
         }
         char b1[32], sp[32] = "-";
         if (isfinite(r->s_per_proof))
@@ -539,7 +539,7 @@ int cmd_sweep(int argc, char **argv)
     if (pid > 0)
         waitpid(pid, &st, 0);
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        fprintf(stderr, "zkbench: sweep: the plot failed; the table is in %s/sweep.md\n", dir);
+        cli_error(0, "sweep: the plot failed; the table is in %s/sweep.md", dir);
     printf("sweep: capacity table in %s/sweep.md (sweep.csv, sweep-model.csv)\n\n", dir);
     print_table(stdout, row, n_rows, ram, mem_limit);
     int status = 0;

@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "harness/run/run_clock.h"
+#include "harness/run/run_csv.h"
 #include "harness/diagnose/analyze.h"
 #include "harness/run/cgroup_stat.h"
 #include "harness/cli/cli.h"
@@ -47,29 +49,43 @@
 #include "harness/trace/trace_env.h"
 #include "harness/run/units.h"
 #include "harness/run/watch_mark.h"
+#include "harness/run/watch_proc.h"
 #include "harness/version.h"
 #include "kernels/kernels.h"
 
 /* lock-free atomics: the signal may land on any thread (the sampler's) */
 static atomic_int watch_stop;
 /* set by SIGINT/SIGTERM and never cleared: run.json's interrupted, however
- * the watched command then ended (a terminal's Ctrl-C reaches it too, and
- * it may be gone before the loop sees watch_stop) */
+ * the watched command then ended (it may be gone before the loop sees
+ * watch_stop) */
 static atomic_int watch_signalled;
+/* the signals received: the first (run.json's stop.signal), the latest
+ * (passed on), and how many */
+static atomic_int watch_first_sig, watch_last_sig, watch_n_sig;
 /* the dispositions watch found, which a command it starts gets back */
 static struct sigaction watch_old_int, watch_old_term;
 
 static void on_signal(int sig)
 {
-    (void)sig;
+    int none = 0;
+    atomic_compare_exchange_strong(&watch_first_sig, &none, sig);
+    atomic_store(&watch_last_sig, sig);
+    atomic_fetch_add(&watch_n_sig, 1);
     watch_stop = 1;
     watch_signalled = 1;
+}
+
+/* "SIGTERM" for signal number sig. */
+static void sig_name(char out[16], int sig)
+{
+    const char *n = sigabbrev_np(sig);
+    snprintf(out, 16, "SIG%s", n ? n : "?");
 }
 
 enum {
     OPT_PID = 'p', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_SMAPS = 's', OPT_GPU = 'g', OPT_MEM_LIMIT = 'M',
     OPT_FORCE = 'F', OPT_NO_CHILDREN = 'C', OPT_CGROUP = 'c', OPT_MARK = 'k', OPT_TRACE = 'T', OPT_TRACE_MIN = 'N',
-    OPT_QUIET = 'Q',
+    OPT_QUIET = 'Q', OPT_KILL_AFTER = 'K',
 };
 
 static const cli_opt_t watch_opts[] = {
@@ -95,6 +111,9 @@ static const cli_opt_t watch_opts[] = {
                                "site: never-freed bytes, small allocations counted), marks.csv rows for\n"
                                "zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid"},
     {"trace-min", OPT_TRACE_MIN, "SIZE", "allocations recorded one by one from this size (default 1M)"},
+    {"kill-after", OPT_KILL_AFTER, "S", "a SIGINT or SIGTERM to watch is passed on to the command's process\n"
+                                        "group; S seconds later (default 10; 0: never) what is left of it\n"
+                                        "gets SIGKILL"},
     {"quiet", OPT_QUIET, NULL, "print only errors and the final verdict line"},
     CLI_OPTS_METRICS,
     {NULL, 0, NULL, NULL},
@@ -116,49 +135,44 @@ const cli_cmd_t cli_cmd_watch = {
              "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
              "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n",
     .opts = watch_opts,
-    .epilog = "exit: with a command, the command's own status (128+S when signal S killed it,\n"
-              "127 when it could not be started); 3 when it was OOM-killed under --mem-limit;\n"
-              "otherwise 0; 1 a run file could not be written; 2 bad arguments.\n",
+    .epilog = "exit: with a command, the command's own status (128+S when signal S killed it);\n"
+              "3 when it was OOM-killed under --mem-limit; otherwise 0; 1 a run file could not\n"
+              "be written; 2 bad arguments, a command that cannot be run or a --pid without\n"
+              "memory to watch (nothing is written then).\n",
     .stop_at_operand = true,
 };
 
-/* Reads samples.csv's t_ms and rss columns back (what the sampler wrote). */
+/* Reads samples.csv's t_ms and rss columns back (what the sampler wrote),
+ * in bounded memory: a watch of weeks keeps about 2^17 rows, its RSS peaks
+ * and valleys among them (run_csv.h). */
 static int read_series(const char *path, double **t, double **y, size_t *n)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -errno;
-    char line[4096];
-    size_t cap = 0;
+    static const char *const req[] = {"t_ms", "rss", NULL}, *const ext[] = {"rss", NULL};
+    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .max_rows = (size_t)1 << 17,
+                              .extreme_cols = ext};
+    run_csv_t c;
+    char err[512];
     *n = 0;
     *t = *y = NULL;
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return -EINVAL;
+    int rc = run_csv_read_opts(&c, path, &o, err, sizeof err);
+    if (rc < 0)
+        return rc;
+    int ct = run_csv_col(&c, "t_ms"), cr = run_csv_col(&c, "rss");
+    *t = malloc((c.nrows + 1) * sizeof **t);
+    *y = malloc((c.nrows + 1) * sizeof **y);
+    if (!*t || !*y) {
+        free(*t);
+        free(*y);
+        *t = *y = NULL;
+        run_csv_free(&c);
+        return -ENOMEM;
     }
-    while (fgets(line, sizeof line, f)) {
-        double tm;
-        unsigned long long rss;
-        if (sscanf(line, "%lf,%llu", &tm, &rss) != 2)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            double *a = realloc(*t, cap * sizeof *a), *b = a ? realloc(*y, cap * sizeof *b) : NULL;
-            if (!a || !b) {
-                free(a ? a : *t);
-                free(b ? b : *y);
-                fclose(f);
-                *t = *y = NULL;
-                return -ENOMEM;
-            }
-            *t = a;
-            *y = b;
-        }
-        (*t)[*n] = tm;
-        (*y)[*n] = (double)rss;
-        (*n)++;
+    for (size_t i = 0; i < c.nrows; i++) {
+        (*t)[*n] = run_csv_num(&c, i, ct);
+        (*y)[*n] = run_csv_num(&c, i, cr);
+        *n += isfinite((*t)[*n]) && isfinite((*y)[*n]);
     }
-    fclose(f);
+    run_csv_free(&c);
     return 0;
 }
 
@@ -214,18 +228,24 @@ struct watch_opts {
     bool trace;            /* --trace */
     bool quiet;            /* --quiet: errors and the final verdict line only */
     uint64_t trace_min;    /* --trace-min */
+    double kill_after;     /* --kill-after S: SIGKILL S s after a signal was passed on; 0: never */
+    bool out_existed;      /* --out named a folder that was there (kept on a refusal) */
     metrics_t *metrics;    /* fed by the sampler; NULL: none */
 };
 
-/* Starts cmd (inside cap when given) and returns its pid in *ret, or the
- * exit status after one error line. The child enters the cgroup before
- * exec; a failure of either comes back through a close-on-exec pipe. */
-static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap, const watch_mark_t *mark)
+/* Starts cmd (inside cap when given) in a process group of its own
+ * (watch_proc.h) and returns its pid in *ret, or the exit status after one
+ * error line. The child enters the cgroup before exec; a failure of either
+ * comes back through a close-on-exec pipe. *terminal: whether the command's
+ * group was given the terminal (watch_proc_take_terminal at the end). */
+static int watch_start(pid_t *ret, bool *terminal, char **cmd, const memcap_t *cap, const watch_mark_t *mark)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0)
         return cli_error(1, "watch: pipe: %s", strerror(errno));
-    pid_t pid = fork();
+    /* decided before the fork, so parent and child agree */
+    bool tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         int e = errno;
         close(pipefd[0]);
@@ -238,7 +258,11 @@ static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap, const watch_
         sigaction(SIGTERM, &watch_old_term, NULL);
         if (mark)
             watch_mark_child(mark);
-        int what[2] = {0, cap ? memcap_enter(cap, 0) : 0}; /* {stage, -errno}: 0 the cgroup, 1 exec */
+        int what[2] = {2, watch_proc_child_setup(parent, tty)}; /* {stage, -errno}: 2 the group, 0 the cgroup, 1 exec */
+        if (what[1] == 0) {
+            what[0] = 0;
+            what[1] = cap ? memcap_enter(cap, 0) : 0;
+        }
         if (what[1] == 0) {
             execvp(cmd[0], cmd);
             what[0] = 1;
@@ -248,18 +272,31 @@ static int watch_start(pid_t *ret, char **cmd, const memcap_t *cap, const watch_
         _exit(127);
     }
     close(pipefd[1]);
+    (void)setpgid(pid, pid); /* the child does it too: whichever runs first */
+    *terminal = tty && watch_proc_give_terminal(pid);
     int what[2];
     ssize_t got = read(pipefd[0], what, sizeof what);
     close(pipefd[0]);
     if (got == (ssize_t)sizeof what) {
         waitpid(pid, NULL, 0);
+        if (*terminal)
+            watch_proc_take_terminal();
+        *terminal = false;
         if (what[0] == 0)
             return cli_error(2, "watch: --mem-limit: cannot move the command into %s/cgroup.procs: %s",
                              memcap_path(cap), strerror(-what[1]));
+        if (what[0] == 2)
+            return cli_error(1, "watch: cannot set up the command's process group: %s", strerror(-what[1]));
         return cli_error(2, "watch: cannot run %s: %s", cmd[0], strerror(-what[1]));
     }
     *ret = pid;
     return 0;
+}
+
+/* What watch made in dir, removed when it refuses to go on (exit 2). */
+static void watch_discard(const char *dir, const struct watch_opts *w)
+{
+    run_dir_discard(dir, !w->out_existed);
 }
 
 /* The watched command line for the metrics' labels: the command's words,
@@ -397,14 +434,11 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     int in_rc = watch_outputs_open(w, dir, &procs, &nvml);
     if (in_rc) {
         fclose(csv);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/run.json", dir);
-        unlink(path);
+        watch_discard(dir, w);
         return in_rc;
     }
 
-    /* start the command stopped at exec time? No: fork, exec, then sample
-     * the child from its first tick; an exec failure reports 127. */
+    /* fork, exec, then sample the child from its first tick */
     pid_t pid = w->pid;
     struct memcap_stats before = {0}, after = {0};
     if (cap)
@@ -414,24 +448,26 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     char terr[PATH_MAX + 256];
     if (w->trace && trace_env_set(dir, w->trace_min, terr, sizeof terr) < 0) {
         fclose(csv);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/run.json", dir);
-        unlink(path);
         watch_outputs_close(procs, nvml);
+        watch_discard(dir, w);
         return cli_error(2, "watch: %s", terr);
     }
+    bool terminal = false;
+    int guard = -1;
     if (cmd) {
-        int rc = watch_start(&pid, cmd, cap, w->mark);
+        int rc = watch_start(&pid, &terminal, cmd, cap, w->mark);
         if (w->trace)
             trace_env_restore(rc ? dir : NULL);
         if (rc) {
             fclose(csv);
-            unlink(path);
             watch_outputs_close(procs, nvml);
-            snprintf(path, sizeof path, "%s/run.json", dir);
-            unlink(path);
+            watch_discard(dir, w);
             return rc;
         }
+        /* from here on the command dies with watch, however watch dies */
+        if ((guard = watch_proc_guard_start(pid, cap ? memcap_path(cap) : NULL)) < 0)
+            cli_error(0, "watch: cannot start the guardian of the command (%s): a SIGKILL of watch would leave the "
+                         "command's children running", strerror(-guard));
     }
 
     /* the run's start: the origin of samples.csv's t_ms and of the times
@@ -460,50 +496,72 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                                 .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics};
     sampler_t *s = NULL;
     int status = 0, exit_code = 0;
-    bool ended = false;
+    bool ended = false, reaped = false;
     int rc = sampler_start(&s, &sc, csv);
     if (rc == -ESRCH && watch_ended_early(pid, cmd != NULL, &status)) {
         /* it ended before the first sample: an empty run, the status kept */
-        ended = true;
+        ended = reaped = true;
         sampler_write_header_cfg(csv, &sc);
     } else if (rc < 0) {
         fclose(csv);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/run.json", dir);
-        unlink(path);
         if (cmd) {
-            kill(pid, SIGKILL);
+            kill(-pid, SIGKILL);
             waitpid(pid, NULL, 0);
         }
+        if (terminal)
+            watch_proc_take_terminal();
+        watch_proc_guard_release(&guard);
         watch_mark_finish(w->mark, 0);
         watch_outputs_close(procs, nvml);
+        watch_discard(dir, w);
         return cli_error(2, "watch: cannot sample process %d: %s", (int)pid, strerror(-rc));
     }
-    bool interrupted = false;
+    /*
+     * Until the process ends. A SIGINT or SIGTERM to watch is passed on to
+     * the command's whole process group (each one, as it comes); when
+     * --kill-after S passes with any process of the group left, the group
+     * gets SIGKILL. After a signal the watch ends when the group is empty,
+     * not only the command: a child it started must not outlive it.
+     */
+    bool interrupted = false, escalated = false;
+    double t_first_sig = 0;
+    int forwarded = 0;
     while (!ended) {
-        if (cmd) {
-            pid_t r = waitpid(pid, &status, WNOHANG);
-            if (r == pid)
-                break;
-        } else if ((pid && watch_proc_ended(pid)) || (s && sampler_write_error(s) < 0)) {
+        if (cmd && !reaped && waitpid(pid, &status, WNOHANG) == pid)
+            reaped = true;
+        if (cmd && reaped && (!t_first_sig || escalated || w->kill_after <= 0 || !watch_proc_group_alive(pid)))
+            break;
+        if (!cmd && ((pid && watch_proc_ended(pid)) || (s && sampler_write_error(s) < 0))) {
             /* --cgroup alone runs until SIGINT; a full disk ends a --pid or
              * --cgroup watch (a command is waited for) */
             break;
         }
         if (watch_stop) {
-            interrupted = true;
-            if (cmd)
-                kill(pid, SIGINT); /* pass it on and wait for the command */
-            else
-                break;
             watch_stop = 0;
+            interrupted = true;
+            if (!t_first_sig)
+                t_first_sig = run_clock_now();
+            if (!cmd)
+                break;
+            if (kill(-pid, atomic_load(&watch_last_sig)) == 0) /* pass it on, then wait for the group */
+                forwarded++;
+        }
+        if (cmd && t_first_sig && w->kill_after > 0 && !escalated && run_clock_now() - t_first_sig >= w->kill_after) {
+            kill(-pid, SIGKILL);
+            escalated = true;
         }
         if (!cmd && s)
             watch_console_tick(&con, s);
         struct timespec ts = {0, 20 * 1000000L};
         nanosleep(&ts, NULL);
     }
-    if (watch_signalled)
+    if (cmd && !reaped)
+        waitpid(pid, &status, 0);
+    if (terminal)
+        watch_proc_take_terminal();
+    /* a terminal's Ctrl-C went to the command's group, which had the
+     * terminal: the command ended by it was interrupted too */
+    if (watch_signalled || (cmd && WIFSIGNALED(status) && WTERMSIG(status) == SIGINT))
         interrupted = true;
     console_end_live(&con);
     uint64_t ticks = 0, peak = 0;
@@ -584,6 +642,18 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                                       tsum.symbols));
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
+    json_object_set_new(json_object_get(root, "config"), "kill_after_s", json_real(w->kill_after));
+    if (watch_signalled) {
+        /* watch's own SIGINT/SIGTERM: which, how many, what it did with them */
+        char sig1[16];
+        sig_name(sig1, atomic_load(&watch_first_sig));
+        json_object_set_new(root, "signal", json_string(sig1));
+        json_object_set_new(root, "stop",
+                            json_pack("{s:s, s:i, s:s, s:i, s:b}", "signal", sig1, "received",
+                                      atomic_load(&watch_n_sig), "passed_to",
+                                      cmd ? "the command's process group" : "nobody (not watch's process)",
+                                      "passed_on", forwarded, "sigkill_after_kill_after", escalated));
+    }
     if (write_rc < 0) {
         snprintf(derr, sizeof derr, "cannot write %s: %s", bad_path, strerror(-write_rc));
         json_object_set_new(root, "error", json_string(derr));
@@ -591,6 +661,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     char err[4400];
     int save_rc = run_outcome_save(dir, root, err, sizeof err);
     json_decref(root);
+    watch_proc_guard_release(&guard); /* the command ended as watch meant */
 
     char b1[32], b2[32], b3[32], r1[40], r2[40], r3[40];
     if (!cmd && !pid)
@@ -679,7 +750,8 @@ int cmd_watch(int argc, char **argv)
 {
     bool children = true;
     const char *cgroup_arg = NULL, *mark_re = NULL;
-    bool trace = false, trace_min_set = false;
+    bool trace = false, trace_min_set = false, kill_after_set = false;
+    double kill_after = 10;
     uint64_t trace_min = 1u << 20;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
@@ -726,6 +798,15 @@ int cmd_watch(int argc, char **argv)
                 return cli_error(2, "watch: %s", merr);
             break;
         }
+        case OPT_KILL_AFTER: {
+            char *end;
+            errno = 0;
+            kill_after = strtod(val, &end);
+            if (errno || end == val || *end || !(kill_after >= 0 && kill_after <= 86400))
+                return cli_error(2, "watch: --kill-after must be seconds in 0..86400 (0: never), got '%s'", val);
+            kill_after_set = true;
+            break;
+        }
         case OPT_NO_CHILDREN: children = false; break;
         case OPT_CGROUP: cgroup_arg = val; break;
         case OPT_MARK: mark_re = val; break;
@@ -750,13 +831,20 @@ int cmd_watch(int argc, char **argv)
                          pid_arg ? "--pid" : "a --cgroup");
     if (trace_min_set && !trace)
         return cli_error(2, "watch: --trace-min needs --trace");
-    uint64_t probe;
-    if (pid_arg && sampler_probe((pid_t)pid_arg, &probe) < 0)
-        return cli_error(2, "watch: --pid %llu: no such process", (unsigned long long)pid_arg);
+    if (kill_after_set && !cmd)
+        return cli_error(2, "watch: --kill-after is for a command watch starts (-- CMD ARGS...), not %s",
+                         pid_arg ? "--pid" : "a --cgroup");
+    /* what can be checked is checked before the run folder is made */
+    char perr[4400];
+    if (cmd && watch_proc_check_command(cmd[0], perr, sizeof perr) < 0)
+        return cli_error(2, "watch: %s", perr);
+    if (pid_arg && watch_proc_check_pid((pid_t)pid_arg, perr, sizeof perr) < 0)
+        return cli_error(2, "watch: %s", perr);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
                            .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re,
-                           .trace = trace, .trace_min = trace_min, .quiet = quiet};
+                           .trace = trace, .trace_min = trace_min, .quiet = quiet, .kill_after = kill_after,
+                           .out_existed = out && access(out, F_OK) == 0};
     int rc = watch_inputs_open(&w, cgroup_arg);
     /* the port bound before any work: one in use is refused (exit 2) */
     char err[4400];
@@ -786,7 +874,7 @@ int cmd_watch(int argc, char **argv)
             fflush(stdout);
         }
         if (w.metrics && metrics_export_end(mx, &watch_stop, err, sizeof err) < 0)
-            fprintf(stderr, "zkbench: watch: %s\n", err);
+            cli_error(0, "watch: %s", err);
         metrics_export_free(mx);
     }
     cgroup_stat_free(w.cg);

@@ -18,6 +18,7 @@
 
 #include "harness/diagnose/analyze.h"
 #include "harness/diagnose/analyze_impl.h"
+#include "harness/run/errmsg.h"
 #include "harness/run/run_csv.h"
 
 bool analyze_parse_size(uint64_t *ret, const char *text)
@@ -156,6 +157,10 @@ static bool run_is_watch(const json_t *rj, const run_csv_t *s)
  * and value (bytes, milliseconds) in samples.csv; past them a file is
  * damaged. */
 #define SAMPLE_COUNT_MAX ((double)(1 << 20))
+/* samples.csv rows kept for the analysis: every row of a run of up to 22
+ * minutes at batch's 10 ms ticks (3.6 hours at watch's 100 ms), a bounded
+ * selection of a longer one (run_csv.h); about 64 MiB of rows at most */
+#define ANALYZE_SAMPLES_MAX ((size_t)1 << 17)
 #define SAMPLE_VALUE_MAX 1152921504606846976.0 /* 2^60 */
 
 static bool sample_is_count(const char *name)
@@ -163,6 +168,50 @@ static bool sample_is_count(const char *name)
     size_t len = strlen(name);
     return strncmp(name, "n_", 2) == 0 || strncmp(name, "q_", 2) == 0 ||
            (len > 5 && strcmp(name + len - 5, "_done") == 0);
+}
+
+/* samples.csv's rows are checked as they are read (every row, also those
+ * a long file does not keep): time must not go backwards and bytes must
+ * not be negative or past the bounds above. */
+struct sample_check {
+    const char *dir;
+    int tcol;
+    double prev_t;
+    bool *is_count; /* per column */
+};
+
+static int sample_check_row(void *ctx, const run_csv_t *s, const double *row, size_t index, size_t lineno,
+                            char *err, size_t errlen)
+{
+    (void)lineno;
+    struct sample_check *k = ctx;
+    if (!k->is_count) { /* the header is known at the first row */
+        if (!(k->is_count = calloc(s->ncols + 1, sizeof *k->is_count)))
+            return errmsg_fail(err, errlen, -ENOMEM, "out of memory");
+        for (size_t j = 0; j < s->ncols; j++)
+            k->is_count[j] = sample_is_count(s->names[j]);
+        k->tcol = run_csv_col(s, "t_ms");
+    }
+    double t = k->tcol >= 0 ? row[k->tcol] : NAN;
+    if (index > 0 && t < k->prev_t)
+        return errmsg_fail(err, errlen, -EINVAL,
+                           "%s/samples.csv: row %zu: t_ms %.3f is before the previous row's %.3f, expected "
+                           "increasing times", k->dir, index + 1, t, k->prev_t);
+    k->prev_t = t;
+    for (size_t j = 0; j < s->ncols; j++) {
+        double v = row[j];
+        if (v < 0)
+            return errmsg_fail(err, errlen, -EINVAL, "%s/samples.csv: row %zu: %s is %.0f, expected a non-negative "
+                               "value", k->dir, index + 1, s->names[j], v);
+        /* bounds that keep every later conversion to an integer defined:
+         * a count (n_*, q_*, *_done) past 2^20 or any value past 2^60
+         * (bytes, ms) is damage, not a measurement */
+        double lim = k->is_count[j] ? SAMPLE_COUNT_MAX : SAMPLE_VALUE_MAX;
+        if (v > lim) /* NaN passes: an empty field */
+            return errmsg_fail(err, errlen, -EINVAL, "%s/samples.csv: row %zu: %s is %g, expected at most %.0f",
+                               k->dir, index + 1, s->names[j], v, lim);
+    }
+    return 0;
 }
 
 int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t errlen)
@@ -207,9 +256,22 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
     int rc;
     /* samples.csv first, leniently: whether heap columns are filled decides
      * (with run.json) how the rest is read */
-    const run_csv_opts_t so = {.required = s_req_watch, .empty_cols_absent = true};
-    if ((rc = load_csv(r, &r->samples, "samples.csv", &so, false, err, errlen)) < 0)
+    /* in bounded memory: a run of weeks keeps ANALYZE_SAMPLES_MAX rows, its
+     * peaks and valleys among them (run_csv.h) */
+    static const char *const s_extremes[] = {"rss", "hwm", "je_allocated", "je_resident", "gpu_used",
+                                             "cg_current", NULL};
+    struct sample_check sck = {.dir = dir, .tcol = -1};
+    const run_csv_opts_t so = {.required = s_req_watch, .empty_cols_absent = true,
+                               .max_rows = ANALYZE_SAMPLES_MAX, .extreme_cols = s_extremes,
+                               .check_row = sample_check_row, .check_ctx = &sck};
+    rc = load_csv(r, &r->samples, "samples.csv", &so, false, err, errlen);
+    free(sck.is_count);
+    if (rc < 0)
         goto fail;
+    if (r->samples.reduced)
+        note(r, "samples.csv: %zu rows, %zu kept for the analysis: every row of the first and last %s, and per %zu "
+                "rows 16 at equal steps with the lowest and highest of rss, hwm, je_allocated, je_resident, gpu_used "
+                "and cg_current", r->samples.rows_in_file, r->samples.nrows, "4096", r->samples.bucket_rows);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/run.json", dir);
     json_error_t je;
@@ -275,36 +337,6 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
                 rc = -EINVAL;
                 goto fail;
             }
-    }
-    /* samples: time must not go backwards and bytes must not be negative. */
-    int tcol = run_csv_col(s, "t_ms");
-    for (size_t i = 0; i < s->nrows; i++) {
-        if (i > 0 && run_csv_num(s, i, tcol) < run_csv_num(s, i - 1, tcol)) {
-            snprintf(err, errlen, "%s/samples.csv: row %zu: t_ms %.3f is before the previous row's %.3f, expected "
-                     "increasing times", dir, i + 1, run_csv_num(s, i, tcol), run_csv_num(s, i - 1, tcol));
-            rc = -EINVAL;
-            goto fail;
-        }
-        for (size_t j = 0; j < s->ncols; j++) {
-            double v = s->num[i * s->ncols + j];
-            const char *name = s->names[j];
-            if (v < 0) {
-                snprintf(err, errlen, "%s/samples.csv: row %zu: %s is %.0f, expected a non-negative value", dir,
-                         i + 1, name, v);
-                rc = -EINVAL;
-                goto fail;
-            }
-            /* bounds that keep every later conversion to an integer
-             * defined: a count (n_*, q_*, *_done) past 2^20 or any value
-             * past 2^60 (bytes, ms) is damage, not a measurement */
-            double lim = sample_is_count(name) ? SAMPLE_COUNT_MAX : SAMPLE_VALUE_MAX;
-            if (v > lim) { /* NaN passes: a column empty in every row is absent */
-                snprintf(err, errlen, "%s/samples.csv: row %zu: %s is %g, expected at most %.0f", dir, i + 1,
-                         name, v, lim);
-                rc = -EINVAL;
-                goto fail;
-            }
-        }
     }
     const run_csv_t *b = &r->buffers;
     int bc = run_csv_col(b, "bytes");

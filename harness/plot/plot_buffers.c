@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/plot/plot_decimate.h"
 #include "harness/plot/plot_figs.h"
 #include "harness/plot/plot_style.h"
 #include "harness/run/errmsg.h"
@@ -35,19 +36,38 @@ static int kinds_panel(const plot_ctx_t *c, const kind_col_t *k, size_t nk, cons
 {
     const run_csv_t *s = analyze_run_csv(c->run, "samples.csv");
     int ct = run_csv_col(s, "t_ms");
+    size_t n = s->nrows;
+    double *t = malloc((n + 1) * sizeof *t), *total = malloc((n + 1) * sizeof *total);
+    size_t *rows = malloc((n + 1) * sizeof *rows);
+    if (!t || !total || !rows) {
+        free(t);
+        free(total);
+        free(rows);
+        return errmsg_fail(err, errlen, -ENOMEM, "out of memory");
+    }
     double top = 0;
-    for (size_t i = 0; i < s->nrows; i++) {
+    for (size_t i = 0; i < n; i++) {
         double cum = 0;
         for (size_t j = 0; j < nk; j++)
             cum += fmax(0, run_csv_num(s, i, k[j].col));
         top = fmax(top, cum);
+        total[i] = cum;
+        t[i] = run_csv_num(s, i, ct) / 1000;
     }
+    /* whole rows, those with the lowest and highest stack per pixel column:
+     * the figure's size does not grow with the run's length */
+    size_t nr = plot_decimate_rows(rows, t, total, n, c->xlo, c->xhi, PLOT_COLUMNS);
+    free(t);
+    free(total);
     top = top > 0 ? top * 1.05 : 1024 * 1024;
     plot_unit_t u = plot_unit_for(top);
     FILE *f = plot_gp_open(c->tmp, file, err, errlen);
-    if (!f)
+    if (!f) {
+        free(rows);
         return -EIO;
-    for (size_t i = 0; i < s->nrows; i++) {
+    }
+    for (size_t r = 0; r < nr; r++) {
+        size_t i = rows[r];
         double cum = 0;
         fprintf(f, "%.3f", run_csv_num(s, i, ct) / 1000);
         for (size_t j = 0; j < nk; j++) {
@@ -56,6 +76,7 @@ static int kinds_panel(const plot_ctx_t *c, const kind_col_t *k, size_t nk, cons
         }
         fputc('\n', f);
     }
+    free(rows);
     int rc = plot_gp_close(f, err, errlen);
     if (rc < 0)
         return rc;

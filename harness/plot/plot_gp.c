@@ -11,11 +11,15 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/run/errmsg.h"
+#include "harness/run/out_file.h"
 
 extern char **environ;
 
@@ -111,12 +115,12 @@ void plot_vars_num(FILE *f, const char *name, double value)
         fprintf(f, "%s = NaN\n", name);
 }
 
-int plot_gp_run(const char *tmp, const char *script, const char *outbase, char *err, size_t errlen)
+int plot_gp_run(const char *tmp, const char *script, const char *png, const char *svg, char *err, size_t errlen)
 {
     char spath[PATH_MAX], epath[PATH_MAX];
     snprintf(spath, sizeof spath, "%s/%s", tmp, script);
     snprintf(epath, sizeof epath, "%s/gnuplot.err", tmp);
-    char *argv[] = {"gnuplot", "-c", spath, (char *)tmp, (char *)outbase, NULL};
+    char *argv[] = {"gnuplot", "-c", spath, (char *)tmp, (char *)png, (char *)svg, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -155,32 +159,101 @@ int plot_gp_run(const char *tmp, const char *script, const char *outbase, char *
                        printed ? line + strspn(line, " \t") : "no message");
 }
 
-/* OUT_DIR/.NAME.zkbench-tmp-PID: the base (without .png/.svg) a figure is
- * drawn to before the rename. */
-static void fig_tmp(char *buf, size_t len, const char *out_dir, const char *name)
+/* Whether the filesystem of path's folder has (almost) no room left: what
+ * a figure cut off there most likely met. */
+static bool folder_full(const char *path)
 {
-    snprintf(buf, len, "%s/.%s.zkbench-tmp-%ld", out_dir, name, (long)getpid());
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    struct statvfs v;
+    return statvfs(slash ? (dir[0] ? dir : "/") : ".", &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < (64u << 10);
 }
 
-static void fig_unlink(const char *out_dir, const char *name)
+/* A PNG whose chunks (length, type, data, CRC) run from the signature to
+ * an IEND that ends the file. */
+static bool png_whole(FILE *f, long size)
 {
-    char base[PATH_MAX], p[PATH_MAX + 8];
-    fig_tmp(base, sizeof base, out_dir, name);
-    snprintf(p, sizeof p, "%s.png", base);
-    unlink(p);
-    snprintf(p, sizeof p, "%s.svg", base);
-    unlink(p);
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    unsigned char h[8];
+    if (size < 8 + 12 || fread(h, 1, 8, f) != 8 || memcmp(h, sig, 8) != 0)
+        return false;
+    for (long at = 8; at + 12 <= size;) {
+        if (fseek(f, at, SEEK_SET) != 0 || fread(h, 1, 8, f) != 8)
+            return false;
+        uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+        long next = at + 12 + (long)len;
+        if (len > 0x7fffffffu || next > size)
+            return false;
+        if (memcmp(h + 4, "IEND", 4) == 0)
+            return next == size;
+        at = next;
+    }
+    return false;
+}
+
+/* An SVG that ends with its closing tag (whitespace after it allowed). */
+static bool svg_whole(FILE *f, long size)
+{
+    char tail[64];
+    long from = size > (long)sizeof tail - 1 ? size - (long)sizeof tail + 1 : 0;
+    if (size < 6 || fseek(f, from, SEEK_SET) != 0)
+        return false;
+    size_t n = fread(tail, 1, sizeof tail - 1, f);
+    while (n && (tail[n - 1] == '\n' || tail[n - 1] == ' ' || tail[n - 1] == '\r' || tail[n - 1] == '\t'))
+        n--;
+    return n >= 6 && memcmp(tail + n - 6, "</svg>", 6) == 0;
+}
+
+int plot_gp_check_output(const char *path, const char *shown, bool svg, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errmsg_fail(err, errlen, -EIO, "cannot write %s: gnuplot made no file (%s)", shown, strerror(errno));
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    bool whole = size > 0 && fseek(f, 0, SEEK_SET) == 0 && (svg ? svg_whole(f, size) : png_whole(f, size));
+    fclose(f);
+    if (whole)
+        return 0;
+    bool full = folder_full(path);
+    return errmsg_fail(err, errlen, full ? -ENOSPC : -EIO, "cannot write %s: gnuplot left it %s (%ld bytes%s)%s%s",
+                       shown, size <= 0 ? "empty" : "cut off", size < 0 ? 0 : size,
+                       size <= 0 ? "" : svg ? ", no closing </svg>" : ", no IEND chunk at its end",
+                       full ? ": " : "", full ? strerror(ENOSPC) : "");
+}
+
+static void fig_abort(plot_figs_t *F, size_t i)
+{
+    for (int k = 0; k < 2; k++) {
+        out_file_abort(F->files[i][k]);
+        free(F->files[i][k]);
+        F->files[i][k] = NULL;
+    }
 }
 
 int plot_figs_draw(plot_figs_t *F, const char *tmp, const char *script, const char *name, char *err, size_t errlen)
 {
-    char base[PATH_MAX];
     if (F->n >= sizeof F->names / sizeof F->names[0])
         return errmsg_fail(err, errlen, -EINVAL, "too many figures");
-    fig_tmp(base, sizeof base, F->out_dir, name);
-    int rc = plot_gp_run(tmp, script, base, err, errlen);
+    size_t i = F->n;
+    int rc = 0;
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        char target[PATH_MAX + 32];
+        snprintf(target, sizeof target, "%s/%s.%s", F->out_dir, name, k ? "svg" : "png");
+        if (!(F->files[i][k] = malloc(sizeof *F->files[i][k])))
+            rc = errmsg_fail(err, errlen, -ENOMEM, "out of memory");
+        else if ((rc = out_file_begin(F->files[i][k], target, err, errlen)) < 0)
+            rc = rc == -ENOSPC || rc == -EDQUOT || rc == -EIO ? rc : -EINVAL; /* not a place for a figure */
+    }
+    if (rc == 0)
+        rc = plot_gp_run(tmp, script, F->files[i][0]->tmp, F->files[i][1]->tmp, err, errlen);
+    /* gnuplot exits 0 after a write that failed: each file must be whole */
+    for (int k = 0; k < 2 && rc == 0; k++)
+        rc = plot_gp_check_output(F->files[i][k]->tmp, F->files[i][k]->shown, k == 1, err, errlen);
     if (rc < 0) {
-        fig_unlink(F->out_dir, name);
+        fig_abort(F, i);
         return rc;
     }
     snprintf(F->names[F->n++], sizeof F->names[0], "%s", name);
@@ -190,7 +263,7 @@ int plot_figs_draw(plot_figs_t *F, const char *tmp, const char *script, const ch
 void plot_figs_discard(plot_figs_t *F)
 {
     for (size_t i = 0; i < F->n; i++)
-        fig_unlink(F->out_dir, F->names[i]);
+        fig_abort(F, i);
     F->n = 0;
 }
 
@@ -199,16 +272,11 @@ int plot_figs_commit(plot_figs_t *F, char *written, size_t wlen, char *err, size
     if (written && wlen)
         written[0] = '\0';
     for (size_t i = 0; i < F->n; i++) {
-        char base[PATH_MAX], from[PATH_MAX + 8], to[PATH_MAX + 32];
-        fig_tmp(base, sizeof base, F->out_dir, F->names[i]);
         for (int k = 0; k < 2; k++) {
-            const char *ext = k ? "svg" : "png";
-            snprintf(from, sizeof from, "%s.%s", base, ext);
-            snprintf(to, sizeof to, "%s/%s.%s", F->out_dir, F->names[i], ext);
-            if (rename(from, to) < 0) {
-                int e = errno;
+            int rc = out_file_commit(F->files[i][k], err, errlen);
+            if (rc < 0) {
                 plot_figs_discard(F);
-                return errmsg_fail(err, errlen, -EIO, "cannot write %s: %s", to, strerror(e));
+                return rc == -ENOSPC || rc == -EDQUOT ? rc : -EIO;
             }
         }
         if (written) {
@@ -216,6 +284,11 @@ int plot_figs_commit(plot_figs_t *F, char *written, size_t wlen, char *err, size
             snprintf(written + n, wlen - n, "%s%s", n ? " " : "", F->names[i]);
         }
     }
+    for (size_t i = 0; i < F->n; i++)
+        for (int k = 0; k < 2; k++) {
+            free(F->files[i][k]);
+            F->files[i][k] = NULL;
+        }
     return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "harness/plot/plot_decimate.h"
 #include "harness/plot/plot_figs.h"
 #include "harness/plot/plot_style.h"
 #include "harness/run/errmsg.h"
@@ -265,19 +266,17 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
         series_free(&m);
         return -EIO;
     }
-    for (size_t i = 0; i < m.n; i++) {
-        fprintf(f, "%.3f", m.t[i]);
-        for (int k = 0; k < S_N; k++)
-            isfinite(m.s[k][i]) ? fprintf(f, " %.9g", m.s[k][i] / u.div) : fputs(" NaN", f);
-        fputc('\n', f);
-    }
+    /* at most two points per pixel column: a figure's size does not grow
+     * with the run's length, and every peak and dip is still drawn */
+    plot_decimate_write(f, m.t, m.s, S_N, m.n, u.div, c->xlo, c->xhi, PLOT_COLUMNS);
     if ((rc = plot_gp_close(f, err, errlen)) < 0 || !(f = plot_gp_open(c->tmp, "marks.dat", err, errlen))) {
         series_free(&m);
         return rc < 0 ? rc : -EIO;
     }
-    for (size_t i = 0; i < m.nmarks; i++)
-        fprintf(f, "%.3f\n", m.marks[i]);
     size_t nmarks = m.nmarks, m_n = m.n;
+    size_t drawn = plot_decimate_marks(m.marks, m.nmarks, c->xlo, c->xhi, PLOT_COLUMNS);
+    for (size_t i = 0; i < drawn; i++)
+        fprintf(f, "%.3f\n", m.marks[i]);
     series_free(&m);
     if ((rc = plot_gp_close(f, err, errlen)) < 0 || !(f = plot_gp_open(c->tmp, "vars.gp", err, errlen)))
         return rc < 0 ? rc : -EIO;

@@ -1,7 +1,20 @@
 /*
- * CSV reader for run files: the whole file is read at once, split into
- * lines and fields (no quoting: run files hold numbers and plain words), and
- * checked against the header. See run_csv.h.
+ * CSV reader for run files, as a stream: a chunk at a time, split into
+ * lines and fields (RFC 4180 quotes for names that hold commas), checked
+ * against the header, every row kept or, with max_rows, a bounded
+ * selection of them (run_csv.h). The selection is made as the rows come:
+ *
+ *   head   the first rows, every one (the baseline before any work);
+ *   tail   the last rows, every one, in a ring (the drain after the work);
+ *   middle what leaves the ring goes into buckets of bucket_rows
+ *          consecutive rows; a bucket keeps its rows at NSYS equal steps
+ *          (a systematic sample) and, for each extreme column, the row of
+ *          its lowest and of its highest value. When the buckets hold more
+ *          rows than the budget, neighbours are merged two by two (the
+ *          bucket doubles; each merged role keeps the better of its two
+ *          rows), so the rows kept stay within the budget for any length.
+ *
+ * A row is in a slot of one pool; a slot is freed once no role holds it.
  */
 #include "harness/run/run_csv.h"
 #include "harness/run/errmsg.h"
@@ -18,6 +31,14 @@
  * hundred columns), low enough that a damaged file is refused at once. */
 #define RUN_CSV_MAX_COLS 4096
 #define RUN_CSV_MAX_HEADER (1u << 20) /* bytes */
+/* A data line past this is damage (a sites.csv stack is far shorter). */
+#define RUN_CSV_MAX_LINE (16u << 20)
+#define READ_CHUNK (1u << 20)
+
+#define NSYS 16    /* systematic rows per bucket */
+#define MAX_EXT 8  /* extreme columns */
+#define NROLES (NSYS + 2 * MAX_EXT)
+#define NONE UINT32_MAX
 
 static bool in_list(const char *const *list, const char *name)
 {
@@ -27,47 +48,77 @@ static bool in_list(const char *const *list, const char *name)
     return false;
 }
 
-
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_all(char **ret, size_t *len, const char *path)
+/* ---- lines ---------------------------------------------------------------- */
+
+typedef struct {
+    FILE *f;
+    char *buf;
+    size_t cap, start, end; /* unread bytes: buf[start..end) */
+    bool eof;               /* nothing more to read (the end, or a zero byte) */
+} reader_t;
+
+/* The next line, NUL-terminated and without its newline, in *line (valid
+ * until the next call); *nl: it ended with a newline (else it is the last,
+ * cut off). 1, 0 at the end, -EIO, -E2BIG (longer than max). */
+static int reader_line(reader_t *r, char **line, size_t *len, bool *nl, size_t max)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -errno;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    if (!buf) {
-        fclose(f);
-        return -ENOMEM;
-    }
     for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        char *nb = realloc(buf, 2 * cap + 1);
-        if (!nb) {
-            free(buf);
-            fclose(f);
-            return -ENOMEM;
+        char *p = r->start < r->end ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
+        if (p) {
+            if ((size_t)(p - (r->buf + r->start)) > max)
+                return -E2BIG;
+            *p = '\0';
+            *line = r->buf + r->start;
+            *len = (size_t)(p - *line);
+            *nl = true;
+            r->start = (size_t)(p - r->buf) + 1;
+            return 1;
         }
-        buf = nb;
-        cap *= 2;
+        if (r->end - r->start > max)
+            return -E2BIG;
+        if (r->eof) {
+            if (r->start == r->end)
+                return 0;
+            r->buf[r->end] = '\0';
+            *line = r->buf + r->start;
+            *len = r->end - r->start;
+            *nl = false;
+            r->start = r->end;
+            return 1;
+        }
+        if (r->start > 0) {
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            r->end -= r->start;
+            r->start = 0;
+        }
+        if (r->cap - r->end < READ_CHUNK / 2) {
+            size_t cap = r->cap * 2;
+            char *b = realloc(r->buf, cap + 1);
+            if (!b)
+                return -ENOMEM;
+            r->buf = b;
+            r->cap = cap;
+        }
+        size_t got = fread(r->buf + r->end, 1, r->cap - r->end, r->f);
+        if (got == 0) {
+            if (ferror(r->f))
+                return -EIO;
+            r->eof = true;
+            continue;
+        }
+        /* a file cut by a crash can end in zero bytes: they are its end */
+        char *z = memchr(r->buf + r->end, '\0', got);
+        if (z) {
+            got = (size_t)(z - (r->buf + r->end));
+            r->eof = true;
+        }
+        r->end += got;
     }
-    int rc = ferror(f) ? -EIO : 0;
-    fclose(f);
-    if (rc < 0) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = '\0';
-    *ret = buf;
-    *len = n;
-    return 0;
 }
 
 /* Splits line (NUL-terminated, modified in place) at commas; returns the
@@ -135,31 +186,398 @@ void run_csv_set_warn(void (*fn)(const char *msg))
     warn_sink = fn;
 }
 
-/* Parses one data row into row r; returns 0, or -EINVAL with err set. An
+/* ---- the rows kept ---------------------------------------------------------- */
+
+typedef struct {
+    uint32_t role[NROLES]; /* slots: NSYS systematic, then min/max per extreme column */
+} bucket_t;
+
+typedef struct {
+    size_t ncols;
+    bool has_text;
+    /* the pool */
+    double *num;    /* cap x ncols */
+    char **text;    /* cap x ncols, when has_text */
+    size_t *index;  /* the slot's row number in the file */
+    uint32_t *refs; /* roles holding the slot */
+    uint32_t *free_list;
+    size_t cap, n_free, used;
+    /* the selection (max_rows > 0) */
+    bool reduce;
+    size_t head_max, tail_max, budget;
+    size_t cap_max; /* slots the selection can hold at once */
+    uint32_t *head, *ring;
+    size_t n_head, ring_start, n_ring;
+    bucket_t *buckets;
+    size_t n_buckets, cap_buckets, k; /* k: rows per bucket */
+    size_t mid_slots;                 /* slots held by the buckets */
+    int ext[MAX_EXT];
+    size_t n_ext;
+} keep_t;
+
+static void slot_clear(keep_t *K, uint32_t s)
+{
+    if (K->has_text)
+        for (size_t j = 0; j < K->ncols; j++) {
+            free(K->text[(size_t)s * K->ncols + j]);
+            K->text[(size_t)s * K->ncols + j] = NULL;
+        }
+}
+
+static int slot_new(keep_t *K, uint32_t *ret)
+{
+    if (K->n_free) {
+        *ret = K->free_list[--K->n_free];
+        return 0;
+    }
+    if (K->used == K->cap) {
+        size_t cap = K->cap ? K->cap * 2 : 1024;
+        if (K->reduce && cap > K->cap_max)
+            cap = K->cap_max > K->cap ? K->cap_max : K->cap + 1; /* never more slots than the selection holds */
+        if (cap > NONE - 1)
+            return -ENOMEM;
+        double *num = realloc(K->num, cap * K->ncols * sizeof *num);
+        if (num)
+            K->num = num;
+        size_t *index = num ? realloc(K->index, cap * sizeof *index) : NULL;
+        if (index)
+            K->index = index;
+        uint32_t *refs = index ? realloc(K->refs, cap * sizeof *refs) : NULL;
+        if (refs)
+            K->refs = refs;
+        uint32_t *fl = refs ? realloc(K->free_list, cap * sizeof *fl) : NULL;
+        if (fl)
+            K->free_list = fl;
+        char **text = fl && K->has_text ? realloc(K->text, cap * K->ncols * sizeof *text) : NULL;
+        if (text) {
+            memset(text + K->cap * K->ncols, 0, (cap - K->cap) * K->ncols * sizeof *text);
+            K->text = text;
+        }
+        if (!fl || (K->has_text && !text))
+            return -ENOMEM;
+        K->cap = cap;
+    }
+    *ret = (uint32_t)K->used++;
+    K->refs[*ret] = 0;
+    return 0;
+}
+
+static void slot_free(keep_t *K, uint32_t s)
+{
+    slot_clear(K, s);
+    K->free_list[K->n_free++] = s;
+}
+
+/* A role of the middle takes slot s / lets go of it. */
+static void role_take(keep_t *K, uint32_t s)
+{
+    if (K->refs[s]++ == 0)
+        K->mid_slots++;
+}
+
+static void role_drop(keep_t *K, uint32_t s)
+{
+    if (s != NONE && --K->refs[s] == 0) {
+        K->mid_slots--;
+        slot_free(K, s);
+    }
+}
+
+static double slot_val(const keep_t *K, uint32_t s, int col)
+{
+    return K->num[(size_t)s * K->ncols + (size_t)col];
+}
+
+/* Of two rows for an extreme role, the lower (want_max: higher) value; the
+ * earlier one on a tie. */
+static uint32_t better(const keep_t *K, uint32_t a, uint32_t b, int col, bool want_max)
+{
+    if (a == NONE)
+        return b;
+    if (b == NONE)
+        return a;
+    double va = slot_val(K, a, col), vb = slot_val(K, b, col);
+    return (want_max ? vb > va : vb < va) ? b : a;
+}
+
+/* Merges the buckets two by two; the rows per bucket double. */
+static void buckets_merge(keep_t *K)
+{
+    size_t nb = (K->n_buckets + 1) / 2;
+    for (size_t p = 0; p < nb; p++) {
+        bucket_t *A = &K->buckets[2 * p], *B = 2 * p + 1 < K->n_buckets ? &K->buckets[2 * p + 1] : NULL;
+        bucket_t M;
+        /* the systematic rows at the merged bucket's steps: every other one
+         * of each half */
+        for (int j = 0; j < NSYS; j++) {
+            const bucket_t *from = j < NSYS / 2 ? A : B;
+            int jj = 2 * (j % (NSYS / 2));
+            M.role[j] = from ? from->role[jj] : NONE;
+            if (from)
+                ((bucket_t *)from)->role[jj] = NONE; /* moved */
+        }
+        for (size_t e = 0; e < K->n_ext; e++)
+            for (int w = 0; w < 2; w++) {
+                int r = NSYS + 2 * (int)e + w;
+                uint32_t a = A->role[r], b = B ? B->role[r] : NONE, keep = better(K, a, b, K->ext[e], w == 1);
+                M.role[r] = keep;
+                A->role[r] = B ? (B->role[r] = NONE, NONE) : NONE;
+                if (a != keep)
+                    role_drop(K, a);
+                if (b != keep)
+                    role_drop(K, b);
+            }
+        /* what was not moved is let go */
+        for (int j = 0; j < NSYS; j++) {
+            role_drop(K, A->role[j]);
+            if (B)
+                role_drop(K, B->role[j]);
+        }
+        for (size_t r = NSYS + 2 * K->n_ext; r < NROLES; r++)
+            M.role[r] = NONE;
+        K->buckets[p] = M;
+    }
+    K->n_buckets = nb;
+    K->k *= 2;
+}
+
+/* Row slot s (row number idx of the file) into the middle. */
+static int middle_add(keep_t *K, uint32_t s, size_t idx)
+{
+    size_t o = idx - K->head_max, b = o / K->k, off = o % K->k;
+    if (b >= K->n_buckets) {
+        if (K->n_buckets == K->cap_buckets) {
+            size_t cap = K->cap_buckets ? K->cap_buckets * 2 : 1024;
+            bucket_t *nb = realloc(K->buckets, cap * sizeof *nb);
+            if (!nb)
+                return -ENOMEM;
+            K->buckets = nb;
+            K->cap_buckets = cap;
+        }
+        bucket_t *B = &K->buckets[K->n_buckets++];
+        for (int r = 0; r < NROLES; r++)
+            B->role[r] = NONE;
+    }
+    bucket_t *B = &K->buckets[K->n_buckets - 1];
+    uint32_t held = K->refs[s];
+    if ((off * NSYS) % K->k == 0) {
+        B->role[off * NSYS / K->k] = s;
+        role_take(K, s);
+    }
+    for (size_t e = 0; e < K->n_ext; e++) {
+        double v = slot_val(K, s, K->ext[e]);
+        if (!isfinite(v))
+            continue;
+        for (int w = 0; w < 2; w++) {
+            uint32_t *r = &B->role[NSYS + 2 * e + (size_t)w];
+            if (better(K, *r, s, K->ext[e], w == 1) == s && *r != s) {
+                uint32_t old = *r;
+                *r = s;
+                role_take(K, s);
+                role_drop(K, old);
+            }
+        }
+    }
+    if (K->refs[s] == held && held == 0)
+        slot_free(K, s);
+    while (K->mid_slots > K->budget && K->n_buckets > 1)
+        buckets_merge(K);
+    return 0;
+}
+
+/* Keeps the row in slot s, row number idx of the file. */
+static int keep_row(keep_t *K, uint32_t s, size_t idx)
+{
+    K->index[s] = idx;
+    if (!K->reduce)
+        return 0; /* slot s is row idx: nothing is ever freed */
+    if (K->n_head < K->head_max) {
+        K->head[K->n_head++] = s;
+        return 0;
+    }
+    if (K->n_ring == K->tail_max) {
+        uint32_t old = K->ring[K->ring_start];
+        K->ring[K->ring_start] = s;
+        K->ring_start = (K->ring_start + 1) % K->tail_max;
+        return middle_add(K, old, K->index[old]);
+    }
+    K->ring[(K->ring_start + K->n_ring++) % K->tail_max] = s;
+    return 0;
+}
+
+static int cmp_slot_index_ctx_less(const keep_t *K, uint32_t a, uint32_t b)
+{
+    return K->index[a] < K->index[b];
+}
+
+/* The slots kept, in file order, into *order (allocated); their count. */
+static int keep_order(keep_t *K, uint32_t **order, size_t *n)
+{
+    size_t cap = K->n_head + K->n_ring + K->mid_slots + 1, m = 0;
+    uint32_t *o = malloc(cap * sizeof *o);
+    if (!o)
+        return -ENOMEM;
+    for (size_t i = 0; i < K->n_head; i++)
+        o[m++] = K->head[i];
+    for (size_t b = 0; b < K->n_buckets; b++) {
+        /* a bucket's distinct slots, sorted by row (at most NROLES: insertion) */
+        size_t first = m;
+        for (int r = 0; r < NROLES; r++) {
+            uint32_t s = K->buckets[b].role[r];
+            if (s == NONE)
+                continue;
+            bool dup = false;
+            for (size_t q = first; q < m && !dup; q++)
+                dup = o[q] == s;
+            if (dup)
+                continue;
+            size_t q = m++;
+            while (q > first && cmp_slot_index_ctx_less(K, s, o[q - 1])) {
+                o[q] = o[q - 1];
+                q--;
+            }
+            o[q] = s;
+        }
+    }
+    for (size_t i = 0; i < K->n_ring; i++)
+        o[m++] = K->ring[(K->ring_start + i) % K->tail_max];
+    *order = o;
+    *n = m;
+    return 0;
+}
+
+/* Moves the rows of slots order[0..n) to slots 0..n in place (following
+ * the permutation's cycles with one spare row), so the pool itself becomes
+ * the readers' array: no second copy of the rows kept. */
+static void keep_permute(keep_t *K, const uint32_t *order, size_t n)
+{
+    size_t nc = K->ncols;
+    /* where[slot] = the row it goes to, or SIZE_MAX (not kept) */
+    size_t *where = malloc((K->used + 1) * sizeof *where);
+    double *spare = malloc((nc + 1) * sizeof *spare);
+    char **spare_t = K->has_text ? malloc((nc + 1) * sizeof *spare_t) : NULL;
+    if (!where || !spare || (K->has_text && !spare_t)) {
+        /* no room for the bookkeeping: rows copied one by one through the
+         * slots past n would be wrong, so keep the order by a copy instead */
+        free(where);
+        free(spare);
+        free(spare_t);
+        double *num = malloc((n + 1) * nc * sizeof *num);
+        char **text = K->has_text ? calloc((n + 1) * nc, sizeof *text) : NULL;
+        if (!num || (K->has_text && !text)) {
+            free(num);
+            free(text);
+            return; /* left as is: run_csv_read_opts reports nothing better */
+        }
+        for (size_t i = 0; i < n; i++) {
+            memcpy(&num[i * nc], &K->num[(size_t)order[i] * nc], nc * sizeof *num);
+            if (text) {
+                memcpy(&text[i * nc], &K->text[(size_t)order[i] * nc], nc * sizeof *text);
+                memset(&K->text[(size_t)order[i] * nc], 0, nc * sizeof *text);
+            }
+        }
+        free(K->num);
+        K->num = num;
+        if (text) {
+            for (size_t i = 0; i < K->used * nc; i++)
+                free(K->text[i]);
+            free(K->text);
+            K->text = text;
+            K->used = n;
+        }
+        return;
+    }
+    for (size_t s = 0; s < K->used; s++)
+        where[s] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        where[order[i]] = i;
+    /* a slot not kept holds nothing: a row moved there is simply written */
+    for (size_t s = 0; s < K->used; s++) {
+        if (where[s] == SIZE_MAX || where[s] == s)
+            continue;
+        /* follow the cycle through s: the row at s goes to where[s], whose
+         * row goes on in turn, until a slot not kept or s again */
+        memcpy(spare, &K->num[s * nc], nc * sizeof *spare);
+        if (spare_t) {
+            memcpy(spare_t, &K->text[s * nc], nc * sizeof *spare_t);
+            memset(&K->text[s * nc], 0, nc * sizeof *spare_t); /* moved: a free slot holds no text */
+        }
+        size_t to = where[s];
+        where[s] = SIZE_MAX; /* s is free now */
+        for (;;) {
+            size_t next = where[to];
+            if (next == SIZE_MAX) { /* a free slot (its text cells are NULL) */
+                memcpy(&K->num[to * nc], spare, nc * sizeof *spare);
+                if (spare_t)
+                    memcpy(&K->text[to * nc], spare_t, nc * sizeof *spare_t);
+                where[to] = to;
+                break;
+            }
+            /* swap the spare row with the row at `to`, which goes to next */
+            for (size_t j = 0; j < nc; j++) {
+                double v = K->num[to * nc + j];
+                K->num[to * nc + j] = spare[j];
+                spare[j] = v;
+                if (spare_t) {
+                    char *t = K->text[to * nc + j];
+                    K->text[to * nc + j] = spare_t[j];
+                    spare_t[j] = t;
+                }
+            }
+            where[to] = to;
+            to = next;
+        }
+    }
+    free(where);
+    free(spare);
+    free(spare_t);
+}
+
+static void keep_free(keep_t *K)
+{
+    if (K->has_text && K->text)
+        for (size_t i = 0; i < K->used * K->ncols; i++)
+            free(K->text[i]);
+    free(K->num);
+    free(K->text);
+    free(K->index);
+    free(K->refs);
+    free(K->free_list);
+    free(K->head);
+    free(K->ring);
+    free(K->buckets);
+    memset(K, 0, sizeof *K);
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+/* Parses one data row into slot s; returns 0, or -EINVAL with err set. An
  * empty field of a column not in empty_ok is an error unless defer_empty,
  * where it is counted (c->n_empty) for the all-or-none check at the end. */
-static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const char *const *empty_ok, bool defer_empty,
-                     size_t *first_empty, char **fields, char *err, size_t errlen)
+static int parse_row(run_csv_t *c, keep_t *K, uint32_t s, char *line, size_t lineno, const bool *empty_ok,
+                     bool defer_empty, size_t *first_empty, char **fields, char *err, size_t errlen)
 {
     size_t n = split(line, fields, c->ncols + 1);
     if (n == SIZE_MAX)
         return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: a quoted field has no closing quote", c->path, lineno);
     if (n != c->ncols)
-        return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: %zu fields, the header has %zu", c->path, lineno, n, c->ncols);
+        return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: %zu fields, the header has %zu", c->path, lineno, n,
+                           c->ncols);
+    double *row = &K->num[(size_t)s * c->ncols];
     for (size_t j = 0; j < c->ncols; j++) {
         char *f = trim(fields[j]);
-        double *dst = &c->num[r * c->ncols + j];
+        double *dst = &row[j];
         if (c->is_text[j]) {
             *dst = NAN;
-            if (!(c->text[r * c->ncols + j] = strdup(f)))
+            if (!(K->text[(size_t)s * c->ncols + j] = strdup(f)))
                 return errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", c->path);
             continue;
         }
         if (*f == '\0') {
-            if (!in_list(empty_ok, c->names[j])) {
+            if (!empty_ok[j]) {
                 if (!defer_empty)
                     return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", c->path,
-                                lineno, c->names[j]);
+                                       lineno, c->names[j]);
                 if (c->n_empty[j]++ == 0)
                     first_empty[j] = lineno;
             }
@@ -170,9 +588,12 @@ static int parse_row(run_csv_t *c, size_t r, char *line, size_t lineno, const ch
         errno = 0;
         double v = strtod(f, &end);
         if (*end || errno == ERANGE || !isfinite(v))
-            return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is '%.40s', expected a number", c->path, lineno,
-                        c->names[j], f);
+            return errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is '%.40s', expected a number", c->path,
+                               lineno, c->names[j], f);
         *dst = v;
+        c->col_sum[j] += v;
+        c->col_min[j] = isnan(c->col_min[j]) || v < c->col_min[j] ? v : c->col_min[j];
+        c->col_max[j] = isnan(c->col_max[j]) || v > c->col_max[j] ? v : c->col_max[j];
     }
     return 0;
 }
@@ -184,146 +605,244 @@ int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, 
     return run_csv_read_opts(ret, path, &o, err, errlen);
 }
 
+/* The header line into c (names, kinds, checks). */
+static int read_header(run_csv_t *c, const run_csv_opts_t *o, char *line, char ***fields, size_t **first_empty,
+                       char *err, size_t errlen)
+{
+    const char *path = c->path;
+    size_t hn = 1;
+    for (const char *q = line; *q; q++)
+        hn += *q == ',';
+    if (hn > RUN_CSV_MAX_COLS)
+        return errmsg_fail(err, errlen, -EINVAL, "%s:1: header has %zu columns, at most %d expected", path, hn,
+                           RUN_CSV_MAX_COLS);
+    c->names = calloc(hn, sizeof *c->names);
+    c->is_text = calloc(hn, sizeof *c->is_text);
+    c->absent = calloc(hn, sizeof *c->absent);
+    c->n_empty = calloc(hn, sizeof *c->n_empty);
+    c->col_min = malloc(hn * sizeof *c->col_min);
+    c->col_max = malloc(hn * sizeof *c->col_max);
+    c->col_sum = calloc(hn, sizeof *c->col_sum);
+    *first_empty = calloc(hn, sizeof **first_empty);
+    *fields = calloc(hn + 1, sizeof **fields);
+    if (!c->names || !c->is_text || !c->absent || !c->n_empty || !c->col_min || !c->col_max || !c->col_sum ||
+        !*first_empty || !*fields)
+        return errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+    for (size_t j = 0; j < hn; j++)
+        c->col_min[j] = c->col_max[j] = NAN;
+    hn = split(line, *fields, hn);
+    if (hn == SIZE_MAX)
+        return errmsg_fail(err, errlen, -EINVAL, "%s:1: a quoted header name has no closing quote", path);
+    c->ncols = hn;
+    for (size_t j = 0; j < hn; j++) {
+        char *name = trim((*fields)[j]);
+        if (*name == '\0')
+            return errmsg_fail(err, errlen, -EINVAL, "%s:1: header column %zu is empty", path, j + 1);
+        if (!(c->names[j] = strdup(name)))
+            return errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+        c->is_text[j] = in_list(o->text_cols, name);
+    }
+    /* duplicates: sorted once, then neighbours compared (n log n) */
+    memcpy(*fields, c->names, hn * sizeof **fields);
+    qsort(*fields, hn, sizeof **fields, cmp_name);
+    for (size_t j = 1; j < hn; j++)
+        if (strcmp((*fields)[j - 1], (*fields)[j]) == 0)
+            return errmsg_fail(err, errlen, -EINVAL, "%s:1: header names column '%s' twice", path, (*fields)[j]);
+    for (const char *const *r = o->required; r && *r; r++)
+        if (run_csv_col(c, *r) < 0)
+            return errmsg_fail(err, errlen, -EINVAL, "%s:1: header lacks column '%s' (is this a zkbench run file?)",
+                               path, *r);
+    return 0;
+}
+
+/* The selection's shape for max_rows (see the top of the file). */
+static int keep_init(keep_t *K, const run_csv_t *c, const run_csv_opts_t *o)
+{
+    K->ncols = c->ncols;
+    for (size_t j = 0; j < c->ncols; j++)
+        K->has_text = K->has_text || c->is_text[j];
+    if (o->max_rows == 0)
+        return 0;
+    K->reduce = true;
+    size_t m = o->max_rows < 64 ? 64 : o->max_rows;
+    K->head_max = K->tail_max = m / 8 < 4096 ? m / 8 : 4096;
+    K->budget = m - K->head_max - K->tail_max;
+    /* the middle passes its budget by at most one bucket's roles before
+     * merging, and a row is read before the ring lets one go */
+    K->cap_max = m + NROLES + 2;
+    K->k = 1;
+    for (const char *const *e = o->extreme_cols; e && *e && K->n_ext < MAX_EXT; e++) {
+        int col = run_csv_col(c, *e);
+        if (col >= 0 && !c->is_text[col])
+            K->ext[K->n_ext++] = col;
+    }
+    K->head = malloc(K->head_max * sizeof *K->head);
+    K->ring = malloc(K->tail_max * sizeof *K->ring);
+    return K->head && K->ring ? 0 : -ENOMEM;
+}
+
 int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o, char *err, size_t errlen)
 {
     run_csv_t c = {0};
-    char *buf = NULL, **fields = NULL;
+    keep_t K = {0};
+    reader_t rd = {0};
+    char **fields = NULL;
     size_t *first_empty = NULL;
-    size_t len = 0;
-    int rc = read_all(&buf, &len, path);
-    if (rc < 0)
-        return errmsg_fail(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
-    if (!(c.path = strdup(path))) {
-        rc = -ENOMEM;
-        goto oom;
+    uint32_t *order = NULL;
+    bool *empty_ok = NULL; /* per column: o->empty_ok names it */
+    int rc;
+    if (!(c.path = strdup(path)))
+        return errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+    if (!(rd.f = fopen(path, "rb"))) {
+        rc = -errno;
+        errmsg_fail(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
+        goto done;
     }
-    if (memchr(buf, '\0', len)) {
-        /* A file cut by a crash can end in zero bytes: treat them as the end. */
-        len = strlen(buf);
+    rd.cap = READ_CHUNK;
+    if (!(rd.buf = malloc(rd.cap + 1))) {
+        rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+        goto done;
     }
     /* Header. */
-    char *p = buf, *nl = strchr(p, '\n');
-    if (len == 0 || !nl) {
-        rc = errmsg_fail(err, errlen, -EINVAL, "%s: %s, expected a header line", path, len == 0 ? "empty file" : "no complete header line");
+    char *line;
+    size_t len;
+    bool nl;
+    rc = reader_line(&rd, &line, &len, &nl, RUN_CSV_MAX_HEADER);
+    if (rc == -E2BIG) {
+        rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header line is over %u bytes, at most that expected", path,
+                         RUN_CSV_MAX_HEADER);
         goto done;
     }
-    if ((size_t)(nl - p) > RUN_CSV_MAX_HEADER) {
-        rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header line is %zu bytes, at most %u expected", path, (size_t)(nl - p),
-                  RUN_CSV_MAX_HEADER);
+    if (rc < 0) {
+        errmsg_fail(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
         goto done;
     }
-    *nl = '\0';
-    size_t hn = 1;
-    for (const char *q = p; *q; q++)
-        hn += *q == ',';
-    if (hn > RUN_CSV_MAX_COLS) {
-        rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header has %zu columns, at most %d expected", path, hn,
-                  RUN_CSV_MAX_COLS);
+    if (rc == 0 || !nl) {
+        rc = errmsg_fail(err, errlen, -EINVAL, "%s: %s, expected a header line", path,
+                         rc == 0 ? "empty file" : "no complete header line");
         goto done;
     }
-    c.names = calloc(hn, sizeof *c.names);
-    c.is_text = calloc(hn, sizeof *c.is_text);
-    c.absent = calloc(hn, sizeof *c.absent);
-    c.n_empty = calloc(hn, sizeof *c.n_empty);
-    first_empty = calloc(hn, sizeof *first_empty);
-    fields = calloc(hn + 1, sizeof *fields);
-    if (!c.names || !c.is_text || !c.absent || !c.n_empty || !first_empty || !fields)
-        goto oom;
-    hn = split(p, fields, hn);
-    if (hn == SIZE_MAX) {
-        rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: a quoted header name has no closing quote", path);
+    if ((rc = read_header(&c, o, line, &fields, &first_empty, err, errlen)) < 0 || (rc = keep_init(&K, &c, o)) < 0) {
+        if (rc == -ENOMEM)
+            errmsg_fail(err, errlen, rc, "%s: out of memory", path);
         goto done;
     }
-    c.ncols = hn;
-    for (size_t j = 0; j < hn; j++) {
-        char *name = trim(fields[j]);
-        if (*name == '\0') {
-            rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header column %zu is empty", path, j + 1);
-            goto done;
-        }
-        if (!(c.names[j] = strdup(name)))
-            goto oom;
-        c.is_text[j] = in_list(o->text_cols, name);
+    /* Rows, one at a time. */
+    if (!(empty_ok = calloc(c.ncols + 1, sizeof *empty_ok))) {
+        rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+        goto done;
     }
-    /* duplicates: sorted once, then neighbours compared (n log n) */
-    memcpy(fields, c.names, hn * sizeof *fields);
-    qsort(fields, hn, sizeof *fields, cmp_name);
-    for (size_t j = 1; j < hn; j++)
-        if (strcmp(fields[j - 1], fields[j]) == 0) {
-            rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header names column '%s' twice", path, fields[j]);
-            goto done;
-        }
-    for (const char *const *r = o->required; r && *r; r++)
-        if (run_csv_col(&c, *r) < 0) {
-            rc = errmsg_fail(err, errlen, -EINVAL, "%s:1: header lacks column '%s' (is this a zkbench run file?)", path, *r);
-            goto done;
-        }
-    /* Rows: count lines first. */
-    p = nl + 1;
-    size_t lines = 0;
-    for (char *q = p; *q; q++)
-        if (*q == '\n')
-            lines++;
-    lines++; /* a last line without newline */
-    c.num = malloc(lines * hn * sizeof *c.num);
-    c.text = calloc(lines * hn, sizeof *c.text);
-    if (!c.num || !c.text)
-        goto oom;
+    for (size_t j = 0; j < c.ncols; j++)
+        empty_ok[j] = in_list(o->empty_ok, c.names[j]);
     size_t lineno = 1;
-    while (*p) {
+    for (;;) {
+        rc = reader_line(&rd, &line, &len, &nl, RUN_CSV_MAX_LINE);
+        if (rc == 0)
+            break;
         lineno++;
-        nl = strchr(p, '\n');
+        if (rc == -E2BIG) {
+            rc = errmsg_fail(err, errlen, -EINVAL, "%s:%zu: a line of over %u bytes, expected a row", path, lineno,
+                             RUN_CSV_MAX_LINE);
+            goto done;
+        }
+        if (rc < 0) {
+            errmsg_fail(err, errlen, rc, "cannot read %s: %s", path, strerror(-rc));
+            goto done;
+        }
         if (!nl) {
             /* The last line did not end with a newline: a writer was cut
              * off inside it, so even a row that parses may be short of its
              * last digits. Dropped, and said. */
-            if (*trim(p) != '\0') {
+            if (*trim(line) != '\0') {
                 c.dropped_tail = true;
                 c.tail_line = lineno;
             }
             break;
         }
-        *nl = '\0';
-        char *line = p;
-        p = nl + 1;
         if (*trim(line) == '\0')
             continue; /* blank line */
-        if (c.nrows == 0)
+        if (c.rows_in_file == 0)
             c.first_line = lineno;
-        char tmp_err[256];
-        rc = parse_row(&c, c.nrows, line, lineno, o->empty_ok, o->empty_cols_absent, first_empty, fields, tmp_err,
-                       sizeof tmp_err);
-        if (rc < 0) {
-            /* counted, so that run_csv_free frees the text fields the row
-             * had before its error (the rows' text slots start NULL) */
-            c.nrows++;
-            snprintf(err, errlen, "%s", tmp_err);
+        uint32_t s;
+        if ((rc = slot_new(&K, &s)) < 0) {
+            errmsg_fail(err, errlen, rc, "%s: out of memory", path);
             goto done;
         }
-        c.nrows++;
+        rc = parse_row(&c, &K, s, line, lineno, empty_ok, o->empty_cols_absent, first_empty, fields, err, errlen);
+        if (rc == 0 && o->check_row)
+            rc = o->check_row(o->check_ctx, &c, &K.num[(size_t)s * c.ncols], c.rows_in_file, lineno, err, errlen);
+        if (rc < 0) {
+            slot_free(&K, s);
+            goto done;
+        }
+        if ((rc = keep_row(&K, s, c.rows_in_file)) < 0) {
+            errmsg_fail(err, errlen, rc, "%s: out of memory", path);
+            goto done;
+        }
+        c.rows_in_file++;
     }
     /* A column a writer cannot fill is empty in every row: absent. Empty in
      * some rows only, it is damage. */
-    for (size_t j = 0; o->empty_cols_absent && j < hn; j++) {
+    for (size_t j = 0; o->empty_cols_absent && j < c.ncols; j++) {
         if (c.n_empty[j] == 0)
             continue;
-        if (c.n_empty[j] < c.nrows) {
-            rc = errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number (other rows have one)",
-                      path, first_empty[j], c.names[j]);
+        if (c.n_empty[j] < c.rows_in_file) {
+            rc = errmsg_fail(err, errlen, -EINVAL,
+                             "%s:%zu: column %s is empty, expected a number (other rows have one)", path,
+                             first_empty[j], c.names[j]);
             goto done;
         }
         c.absent[j] = true;
     }
     for (const char *const *r = o->required; r && *r; r++) {
         int j;
-        for (j = 0; j < (int)hn && strcmp(c.names[j], *r) != 0; j++)
+        for (j = 0; j < (int)c.ncols && strcmp(c.names[j], *r) != 0; j++)
             ;
-        if (j < (int)hn && c.absent[j]) {
-            rc = errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", path, c.first_line,
-                      *r);
+        if (j < (int)c.ncols && c.absent[j]) {
+            rc = errmsg_fail(err, errlen, -EINVAL, "%s:%zu: column %s is empty, expected a number", path,
+                             c.first_line, *r);
             goto done;
         }
     }
+    /* The rows kept, in file order, into the arrays the readers see; every
+     * row kept is in its own slot already, in order: the pool is handed on */
+    size_t n;
+    if (!K.reduce) {
+        n = K.used;
+        c.num = K.num ? K.num : malloc(sizeof *c.num);
+        c.text = K.text;
+        K.num = NULL;
+        K.text = NULL;
+        K.used = 0;
+        if (!c.num) {
+            rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+            goto done;
+        }
+    } else {
+        if ((rc = keep_order(&K, &order, &n)) < 0) {
+            rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+            goto done;
+        }
+        keep_permute(&K, order, n);
+        c.num = realloc(K.num, (n + 1) * c.ncols * sizeof *c.num);
+        if (!c.num)
+            c.num = K.num;
+        K.num = NULL;
+        if (K.has_text) {
+            /* the rows not kept hold no text any more (their slots were
+             * freed); rows n.. are slots of rows not kept */
+            for (size_t i = n * c.ncols; i < K.used * c.ncols; i++)
+                free(K.text[i]);
+            c.text = realloc(K.text, (n + 1) * c.ncols * sizeof *c.text);
+            if (!c.text)
+                c.text = K.text;
+            K.text = NULL;
+        }
+        K.used = 0;
+    }
+    c.nrows = n;
+    c.reduced = n < c.rows_in_file;
+    c.bucket_rows = K.reduce ? K.k : 1;
     if (c.dropped_tail && warn_sink) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s:%zu: the last line has no newline (an interrupted write): dropped", path,
@@ -331,19 +850,21 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
         warn_sink(msg);
     }
     rc = 0;
-    *ret = c;
-    free(buf);
-    free(fields);
-    free(first_empty);
-    return 0;
-oom:
-    rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 done:
-    free(buf);
+    if (rd.f)
+        fclose(rd.f);
+    free(rd.buf);
     free(fields);
     free(first_empty);
-    run_csv_free(&c);
-    return rc;
+    free(order);
+    free(empty_ok);
+    keep_free(&K);
+    if (rc < 0) {
+        run_csv_free(&c);
+        return rc;
+    }
+    *ret = c;
+    return 0;
 }
 
 bool run_csv_absent(const run_csv_t *c, size_t col)
@@ -365,6 +886,9 @@ void run_csv_free(run_csv_t *c)
     free(c->is_text);
     free(c->absent);
     free(c->n_empty);
+    free(c->col_min);
+    free(c->col_max);
+    free(c->col_sum);
     free(c->num);
     free(c->text);
     free(c->path);
@@ -381,14 +905,14 @@ int run_csv_col(const run_csv_t *c, const char *name)
 
 double run_csv_num(const run_csv_t *c, size_t row, int col)
 {
-    if (col < 0 || row >= c->nrows)
+    if (col < 0 || row >= c->nrows || (size_t)col >= c->ncols)
         return NAN;
     return c->num[row * c->ncols + (size_t)col];
 }
 
 const char *run_csv_text(const run_csv_t *c, size_t row, int col)
 {
-    if (col < 0 || row >= c->nrows || !c->text[row * c->ncols + (size_t)col])
+    if (col < 0 || row >= c->nrows || (size_t)col >= c->ncols || !c->text || !c->text[row * c->ncols + (size_t)col])
         return "";
     return c->text[row * c->ncols + (size_t)col];
 }

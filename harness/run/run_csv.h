@@ -4,6 +4,16 @@
  * numbers checked, the torn last row a killed run leaves behind dropped and
  * said, and (on request) columns that a writer could not fill, empty in
  * every row, taken as absent.
+ *
+ * The file is read as a stream, a chunk at a time, so memory does not grow
+ * with it except by the rows kept. A reader that asks for it (max_rows)
+ * keeps at most about that many rows of a file of any length: the first
+ * and the last rows as they are, and between them, per bucket of
+ * consecutive rows, a systematic sample (16 rows at equal steps) and the
+ * rows where each extreme column takes its lowest and its highest value,
+ * so every peak and valley of those columns is among the rows kept. Every
+ * row is still parsed and checked (check_row sees each), and per column
+ * the exact minimum, maximum and sum over all of them are kept.
  */
 #ifndef ZKB_RUN_CSV_H
 #define ZKB_RUN_CSV_H
@@ -16,14 +26,19 @@ typedef struct {
     size_t ncols;
     char **names;      /* header names, ncols */
     bool *is_text;     /* per column: read as text (see text_cols) */
-    size_t nrows;
+    size_t nrows;      /* rows kept (all of them unless reduced) */
     double *num;       /* nrows x ncols, row-major; NAN for an empty field or a text column */
-    char **text;       /* nrows x ncols; non-NULL only for text columns */
+    char **text;       /* nrows x ncols, NULL when no column is text; non-NULL cells only for text columns */
     bool *absent;      /* per column: empty in every row (empty_cols_absent): run_csv_col gives -1 */
     size_t *n_empty;   /* per column: rows with an empty field */
     size_t first_line; /* line number of the first data row (0: none) */
     bool dropped_tail; /* the last line had no newline (a torn write) and was dropped */
     size_t tail_line;  /* its line number when dropped_tail */
+    /* Over every data row of the file, kept or not: */
+    size_t rows_in_file;
+    bool reduced;      /* fewer rows kept than the file has (max_rows) */
+    size_t bucket_rows; /* rows per bucket of the reduced middle (1: none reduced) */
+    double *col_min, *col_max, *col_sum; /* per numeric column over its non-empty fields; NAN: none */
 } run_csv_t;
 
 typedef struct {
@@ -34,6 +49,20 @@ typedef struct {
      * columns) is absent: run_csv_col gives -1 for it. One empty in some
      * rows only is an error, as is a required column empty in every row. */
     bool empty_cols_absent;
+    /* Keep at most about max_rows rows (0: all): see above. */
+    size_t max_rows;
+    /* NULL-terminated names whose lowest and highest rows every bucket
+     * keeps when the rows are reduced (names not in the header are
+     * ignored). At most 8. */
+    const char *const *extreme_cols;
+    /* Called with every data row as parsed (csv: the file so far, its
+     * header read; row: ncols values, NAN where empty or text; index: its
+     * number among the data rows, from 0; lineno: its line), before it is
+     * kept or not: a negative return (an errno, one line in err) stops the
+     * read with that error. */
+    int (*check_row)(void *ctx, const run_csv_t *csv, const double *row, size_t index, size_t lineno, char *err,
+                     size_t errlen);
+    void *check_ctx;
 } run_csv_opts_t;
 
 /*
@@ -44,14 +73,14 @@ typedef struct {
  * writer's torn row, even when it parses: it is dropped, recorded in
  * dropped_tail and passed to the warning sink (run_csv_set_warn). Any other
  * short, long or non-numeric row is an error. Fields may be double-quoted
- * (RFC 4180) to hold commas.
+ * (RFC 4180) to hold commas. Zero bytes (a file cut by a crash) end it.
  * Returns 0, or a negative errno with one line in err ("FILE:LINE: ...").
  * *ret is owned by the caller: run_csv_free.
  */
 int run_csv_read(run_csv_t *ret, const char *path, const char *const *required, const char *const *text_cols,
                  const char *const *empty_ok, char *err, size_t errlen);
 /* The same with options (run_csv_opts_t); run_csv_read is this with
- * empty_cols_absent off. */
+ * empty_cols_absent off and every row kept. */
 int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *opts, char *err, size_t errlen);
 /* Where the one-line warnings of every later read go (a dropped torn row,
  * "FILE:LINE: ..."); NULL (the default): nowhere. The commands that read

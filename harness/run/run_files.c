@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,11 +58,20 @@ struct run_files {
 
     void (*proof_hook)(void *ctx, double wall_ms);
     void *proof_ctx;
+
+    /* the run.json a second signal writes (run_files_abort): two slots, the
+     * armed one read by the handler, the other rendered into */
+    char *abort_buf[2];
+    size_t abort_len[2], abort_cap[2];
+    atomic_int abort_slot;   /* armed slot, -1: none */
+    atomic_bool aborting;    /* the handler runs: no more rendering */
+    char json_path[4200], abort_tmp[4300];
 };
 
 /* The files a run writes (and sweep's tables): what makes a folder hold a run. */
 static const char *const run_names[] = {
     "run.json", "samples.csv", "buffers.csv", "stages.csv", "proofs.csv",
+    "procs.csv", "marks.csv", "sites.csv", /* watch's */
     "sweep.csv", "sweep.md", "sweep-model.csv", "verdict.json", NULL,
 };
 /* made from a run (batch's diagnosis, plot, report): removed with it by
@@ -152,6 +162,18 @@ int run_dir_create(char *dir, size_t cap, const char *out, const char *prefix, b
         }
     }
     return 0;
+}
+
+void run_dir_discard(const char *dir, bool remove_dir)
+{
+    char path[4200];
+    for (int k = 0; k < 2; k++)
+        for (const char *const *n = k ? run_derived : run_names; *n; n++) {
+            snprintf(path, sizeof path, "%s/%s", dir, *n);
+            unlink(path);
+        }
+    if (remove_dir)
+        rmdir(dir); /* only when empty: what else is there is not the run's */
 }
 
 /* Writes all of buf to fd from the current offset; -errno (ENOSPC for a
@@ -293,6 +315,10 @@ int run_files_open(run_files_t **ret, const char *dir, double t0, char *err, siz
     }
     strcpy(rf->dir, dir);
     rf->t0_ns = t0 * 1e9;
+    atomic_init(&rf->abort_slot, -1);
+    atomic_init(&rf->aborting, false);
+    snprintf(rf->json_path, sizeof rf->json_path, "%s/run.json", dir);
+    snprintf(rf->abort_tmp, sizeof rf->abort_tmp, "%s/.run.json.%ld.abort.tmp", dir, (long)getpid());
     pthread_mutex_init(&rf->rows_lock, NULL);
     pthread_mutex_init(&rf->ev_lock, NULL);
     pthread_mutex_init(&rf->err_lock, NULL);
@@ -543,6 +569,57 @@ int run_files_write_json(run_files_t *rf, json_t *root, char *err, size_t errlen
     return rc;
 }
 
+int run_files_arm_abort(run_files_t *rf, const json_t *image)
+{
+    if (atomic_load(&rf->aborting))
+        return 0;
+    if (!image) {
+        atomic_store(&rf->abort_slot, -1);
+        return 0;
+    }
+    char *text = json_dumps(image, JSON_INDENT(2) | JSON_SORT_KEYS);
+    if (!text)
+        return -ENOMEM;
+    size_t len = strlen(text);
+    int armed = atomic_load(&rf->abort_slot), slot = armed == 0 ? 1 : 0;
+    if (rf->abort_cap[slot] < len + 1) {
+        char *b = realloc(rf->abort_buf[slot], len + 1);
+        if (!b) {
+            free(text);
+            return -ENOMEM;
+        }
+        rf->abort_buf[slot] = b;
+        rf->abort_cap[slot] = len + 1;
+    }
+    memcpy(rf->abort_buf[slot], text, len);
+    rf->abort_buf[slot][len] = '\n';
+    rf->abort_len[slot] = len + 1;
+    free(text);
+    /* published whole: a handler reads either the old slot or this one */
+    atomic_store(&rf->abort_slot, slot);
+    return 0;
+}
+
+int run_files_abort(run_files_t *rf)
+{
+    atomic_store(&rf->aborting, true);
+    int slot = atomic_load(&rf->abort_slot);
+    if (slot < 0)
+        return 0;
+    /* open, write, rename: async-signal-safe, and atomic for a reader */
+    int fd = open(rf->abort_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    int rc = write_all(fd, rf->abort_buf[slot], rf->abort_len[slot]);
+    if (close(fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && rename(rf->abort_tmp, rf->json_path) != 0)
+        rc = -errno;
+    if (rc < 0)
+        unlink(rf->abort_tmp);
+    return rc;
+}
+
 int run_files_close(run_files_t *rf)
 {
     if (!rf)
@@ -568,6 +645,8 @@ int run_files_close(run_files_t *rf)
     free(rf->ev_spare);
     free(rf->table);
     free(rf->rows);
+    free(rf->abort_buf[0]);
+    free(rf->abort_buf[1]);
     free(rf);
     return rc;
 }

@@ -32,6 +32,12 @@ typedef struct run_files run_files_t;
 int run_dir_create(char *dir, size_t cap, const char *out, const char *prefix, bool force, char *err,
                    size_t errlen);
 
+/* Removes the run files of dir (those run_dir_create looks for, and the
+ * figures and report made from them) and, when remove_dir, dir itself if
+ * that leaves it empty: a command refused after making its folder (exit 2)
+ * leaves nothing behind. */
+void run_dir_discard(const char *dir, bool remove_dir);
+
 /* Writes root to DIR/run.json through a temporary file (created O_EXCL in
  * DIR) and a rename, so a reader sees the old file or the new one; no
  * temporary file is left on failure. When the folder's filesystem is full
@@ -80,5 +86,17 @@ void run_files_set_proof_hook(run_files_t *rf, void (*fn)(void *ctx, double wall
 /* run_json_save into the run's folder; a failure is also recorded as the
  * run's write error. */
 int run_files_write_json(run_files_t *rf, json_t *root, char *err, size_t errlen);
+
+/*
+ * The run.json of a run stopped at once (batch: a second SIGINT/SIGTERM),
+ * which has no time to be made then: image is rendered now and kept, and
+ * run_files_abort writes it. NULL disarms (once the run's end is written).
+ * 0 or -ENOMEM (the previous image stays armed). Not to be called from the
+ * handler; once run_files_abort has started it does nothing.
+ */
+int run_files_arm_abort(run_files_t *rf, const json_t *image);
+/* Async-signal-safe: writes the armed image over run.json (a temporary
+ * file renamed), or nothing when none is armed. 0 or -errno. */
+int run_files_abort(run_files_t *rf);
 
 #endif

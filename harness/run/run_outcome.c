@@ -55,19 +55,25 @@ json_t *run_outcome_summary(const char *dir, uint64_t baseline_rss)
     double pw_sum = 0, pw_min = 0, pw_max = 0;
 
     snprintf(path, sizeof path, "%s/samples.csv", dir);
-    if (run_csv_read(&samples, path, sample_cols, NULL, NULL, err, sizeof err) == 0) {
+    /* in bounded memory, whatever the file's length: the peak and the last
+     * time are exact (the reader's aggregates), the median tick is that of
+     * the rows kept */
+    static const char *const ext[] = {"rss", "hwm", NULL};
+    const run_csv_opts_t so = {.required = sample_cols, .max_rows = (size_t)1 << 16, .extreme_cols = ext};
+    if (run_csv_read_opts(&samples, path, &so, err, sizeof err) == 0) {
         int c_t = run_csv_col(&samples, "t_ms"), c_rss = run_csv_col(&samples, "rss"),
             c_hwm = run_csv_col(&samples, "hwm"), c_tick = run_csv_col(&samples, "tick_us");
-        ticks = samples.nrows;
-        double *tick = c_tick >= 0 && ticks ? malloc(ticks * sizeof *tick) : NULL;
+        ticks = samples.rows_in_file;
+        if (ticks) {
+            peak = fmax(peak, fmax(samples.col_max[c_rss], samples.col_max[c_hwm]));
+            wall_ms = fmax(wall_ms, samples.col_max[c_t]);
+        }
+        size_t kept = samples.nrows;
+        double *tick = c_tick >= 0 && kept ? malloc(kept * sizeof *tick) : NULL;
         size_t nt = 0;
-        for (size_t r = 0; r < ticks; r++) {
-            double rss = run_csv_num(&samples, r, c_rss), hwm = run_csv_num(&samples, r, c_hwm),
-                   t = run_csv_num(&samples, r, c_t), us = run_csv_num(&samples, r, c_tick);
-            peak = fmax(peak, fmax(isnan(rss) ? 0 : rss, isnan(hwm) ? 0 : hwm));
-            if (!isnan(t))
-                wall_ms = fmax(wall_ms, t);
-            if (tick && !isnan(us))
+        for (size_t r = 0; tick && r < kept; r++) {
+            double us = run_csv_num(&samples, r, c_tick);
+            if (!isnan(us))
                 tick[nt++] = us;
         }
         if (nt) {

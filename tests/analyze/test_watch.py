@@ -239,8 +239,10 @@ for name in ("linear-windows", "sawtooth-leak-marks", "cache-proofs", "sites-mar
 fake = os.path.join(tmp, "fakebin")
 os.makedirs(fake)
 with open(os.path.join(fake, "gnuplot"), "w") as f:
+    # gnuplot -c SCRIPT DATADIR PNG SVG: whole (if empty) figures, but for buffers
     f.write('#!/bin/sh\ncase "$2" in *buffers.gp) echo "line 1: no" >&2; exit 1;; esac\n'
-            ': > "$4.png"; : > "$4.svg"; exit 0\n')
+            "printf '\\211PNG\\r\\n\\032\\n\\0\\0\\0\\0IEND\\256B`\\202' > \"$4\"; "
+            "echo '<svg></svg>' > \"$5\"; exit 0\n")
 os.chmod(os.path.join(fake, "gnuplot"), 0o755)
 out = os.path.join(tmp, "plot-half")
 expect_error("plot with the second figure failing", ["plot", results["sites-marks"][0], "--out", out], code=1,

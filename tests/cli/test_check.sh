@@ -40,7 +40,6 @@ b = json.load(open(sys.argv[1]))
 b["zkbench_version"] = "0.1.0"
 b["config"]["pw"] = b["config"]["pw"] + 3
 b["config"]["count"] = 99
-b["config"]["circuit"] = "porep:constraints=2^20"
 b["config"]["backend"] = "gpu"     # the run records none: not compared
 fp = b["limits"]["footprint_per_partition"]
 fp["value"] = int(fp["value"] * 0.93)
@@ -62,7 +61,7 @@ warn = [l for l in err.splitlines() if "differ in settings" in l]
 assert len(warn) == 1, f"expected one warning line, got {warn!r}"
 w = warn[0]
 assert w.startswith("zkbench: warning: check: "), w
-for key in ("pw", "count", "circuit"):
+for key in ("pw", "count"):
     want = "%s %s (baseline %s)" % (key, json.dumps(run[key]), json.dumps(base["config"][key]))
     assert want in w, f"warning lacks {want!r}: {w}"
 for key in ("backend", "partitions", "gpu_workers"):  # absent in one, or equal
@@ -83,6 +82,21 @@ assert want in line[0], f"expected {want!r} in {line[0]!r}"
 se = re.search(r"\+- (\S+ \S+),", line[0]).group(1)
 assert se != fb(fp["slack"]), f"the standard error printed as the slack: {line[0]}"
 PY
+
+# another circuit: the limits do not apply, so the gate fails (issue 26:
+# a 2^10 run passed a 2^12 baseline with a warning)
+python3 - "$tmp/base.json" "$tmp/circuit.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["config"]["circuit"] = "porep:constraints=2^20"
+json.dump(b, open(sys.argv[2], "w"), indent=2)
+PY
+"$zk" check "$tmp/run" --baseline "$tmp/circuit.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "check against a baseline of another circuit: exit $rc, expected 1"
+grep -q '^zkbench: check: the baseline .* is of another circuit or shape .*circuit "synthetic" (baseline "porep:constraints=2^20")' \
+  "$tmp/err" || fail "another circuit: no line naming both: $(cat "$tmp/err")"
+grep -q "^  ok\|^  FAIL" "$tmp/out" && fail "another circuit: limits were compared: $(cat "$tmp/out")"
 
 # the committed baseline (written before zkbench_version existed) is read
 old=$src/results/baselines/cpu-porep14-pw2.json
