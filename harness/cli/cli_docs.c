@@ -18,7 +18,7 @@
 const cli_cmd_t *const cli_commands[] = {
     &cli_cmd_selfcheck, &cli_cmd_bench, &cli_cmd_bench_prover, &cli_cmd_setup, &cli_cmd_prove,
     &cli_cmd_verify,    &cli_cmd_batch, &cli_cmd_analyze,      &cli_cmd_plot,  &cli_cmd_report,
-    &cli_cmd_check,     &cli_cmd_sweep, &cli_cmd_watch,        NULL,
+    &cli_cmd_check,     &cli_cmd_sweep, &cli_cmd_watch,        &cli_cmd_params_verify, NULL,
 };
 
 const cli_cmd_t *cli_command_find(const char *name)
@@ -253,7 +253,7 @@ static void put_bash(FILE *f)
     for (const cli_cmd_t *const *c = cli_commands; *c; c++)
         if (!strchr((*c)->name, ' '))
             fprintf(f, "%s ", (*c)->name);
-    fputs("version help -h --help -V --version' -- \"$cur\"))\n"
+    fputs("params version help -h --help -V --version' -- \"$cur\"))\n"
           "        return 0\n"
           "    fi\n"
           "    # after `--` (watch -- CMD ARGS): the words are the command's own\n"
@@ -261,6 +261,7 @@ static void put_bash(FILE *f)
           "        [ \"${COMP_WORDS[i]}\" = -- ] && return 0\n"
           "    done\n"
           "    [ \"$cmd\" = bench ] && [ \"${COMP_WORDS[2]}\" = prover ] && cmd='bench prover'\n"
+          "    [ \"$cmd\" = params ] && [ \"${COMP_WORDS[2]}\" = verify ] && cmd='params verify'\n"
           "    case $cmd in\n",
           f);
     for (const cli_cmd_t *const *c = cli_commands; *c; c++) {

@@ -15,6 +15,7 @@
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
 #include "prover/mem.h"
+#include "prover/params_map.h"
 
 enum { OPT_CIRCUIT = 'c', OPT_PARTITIONS = 'k', OPT_PARAMS = 'p', OPT_PROOF = 'o', OPT_PUBLIC = 'u',
        OPT_SEED = 's', OPT_THREADS = 't' };
@@ -114,7 +115,12 @@ int cmd_prove(int argc, char **argv)
     params_error_t perr;
     double t_circuit = run_clock_now() - t0;
     t0 = run_clock_now();
-    if ((rc = params_read(&pk, params_path, 0, (unsigned)threads, &perr)) < 0) {
+    /* a key file (zkbench setup), checked by sample and mapped; or a
+     * bellperson .params file, decoded and checked in full */
+    rc = params_map_is_key_file(params_path)
+             ? params_map_read(&pk, params_path, NULL, PARAMS_MAP_SAMPLE, (unsigned)threads, NULL, &perr)
+             : params_read(&pk, params_path, 0, (unsigned)threads, &perr);
+    if (rc < 0) {
         cli_error(2, "prove: %s", perr.msg);
         goto done;
     }

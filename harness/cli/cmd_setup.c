@@ -1,6 +1,8 @@
 /*
  * `zkbench setup`: Groth16 keys for a built-in circuit from seeded toxic
- * waste, written as a bellperson-layout parameter file and a verifying key.
+ * waste, written as a proving key file in the layout the prover maps
+ * (prover/params_map.h; made in place, no heap copy), or with --format
+ * bellperson as a bellperson-layout parameter file, and a verifying key.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,12 +16,16 @@
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
 #include "prover/parallel.h"
+#include "prover/params_map.h"
 
-enum { OPT_CIRCUIT = 'c', OPT_PARAMS = 'p', OPT_VK = 'v', OPT_SEED = 's', OPT_THREADS = 't', OPT_GPU = 'g' };
+enum { OPT_CIRCUIT = 'c', OPT_PARAMS = 'p', OPT_VK = 'v', OPT_SEED = 's', OPT_THREADS = 't', OPT_GPU = 'g',
+       OPT_FORMAT = 'f' };
 
 static const cli_opt_t setup_opts[] = {
     {"circuit", OPT_CIRCUIT, "SPEC", "e.g. porep:constraints=2^16 (keys: constraints, partitions,\ndepth, challenges)"},
-    {"params", OPT_PARAMS, "FILE", "proving key (parameter file) to write"},
+    {"params", OPT_PARAMS, "FILE", "proving key to write"},
+    {"format", OPT_FORMAT, "key|bellperson", "key (default): the layout zkbench maps (as the parameter cache\n"
+                                             "keeps it); bellperson: bellperson's .params layout"},
     {"vk", OPT_VK, "FILE", "verifying key to write"},
     {"seed", OPT_SEED, "S", "toxic-waste seed (default 1)"},
     {"threads", OPT_THREADS, "T", "CPU threads (default: all cores)"},
@@ -29,12 +35,14 @@ static const cli_opt_t setup_opts[] = {
 
 const cli_cmd_t cli_cmd_setup = {
     .name = "setup",
-    .summary = "Groth16 keys for a circuit (bellperson parameter file + vk)",
-    .synopsis = "zkbench setup --circuit SPEC --params FILE --vk FILE [--seed S] [--threads T]\n"
-                "                [--gpu DEVICE]",
+    .summary = "Groth16 keys for a circuit (key file or bellperson parameter file + vk)",
+    .synopsis = "zkbench setup --circuit SPEC --params FILE --vk FILE [--format key|bellperson]\n"
+                "                [--seed S] [--threads T] [--gpu DEVICE]",
     .about = "Generates Groth16 proving and verifying keys for a circuit from toxic waste\n"
-             "drawn from seed S (for benchmarks and tests only) and writes them in the\n"
-             "layout of bellperson's .params files.\n",
+             "drawn from seed S (for benchmarks and tests only) and writes the proving key\n"
+             "as a key file (the layout zkbench maps, checked whole as written; --params of\n"
+             "batch and prove take it) or, with --format bellperson, in the layout of\n"
+             "bellperson's .params files; the verifying key in bellperson's encoding.\n",
     .opts = setup_opts,
     .epilog = "exit: 0 written; 1 key generation or writing failed; 2 bad arguments, or an\n"
               "output that is not a regular file or cannot be written (nothing is written then).\n",
@@ -44,7 +52,7 @@ int cmd_setup(int argc, char **argv)
 {
     const char *spec = NULL, *params_path = NULL, *vk_path = NULL;
     uint64_t seed = 1, threads = 0, gpu = 0;
-    bool on_gpu = false;
+    bool on_gpu = false, bellperson = false;
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_setup, argc, argv);
     int c;
@@ -53,6 +61,11 @@ int cmd_setup(int argc, char **argv)
         case OPT_CIRCUIT: spec = a.val; break;
         case OPT_PARAMS: params_path = a.val; break;
         case OPT_VK: vk_path = a.val; break;
+        case OPT_FORMAT:
+            if (strcmp(a.val, "key") && strcmp(a.val, "bellperson"))
+                return cli_error(2, "setup: --format must be key or bellperson, got '%s'", a.val);
+            bellperson = strcmp(a.val, "bellperson") == 0;
+            break;
         case OPT_SEED:
             if (!cli_parse_u64(&seed, "setup", "seed", a.val))
                 return 2;
@@ -114,15 +127,48 @@ int cmd_setup(int argc, char **argv)
     }
     t0 = run_clock_now();
     groth16_setup_times_t st;
-    if ((rc = groth16_setup_on(&pk, shape, seed, (unsigned)threads, on_gpu ? (int)gpu : -1, &st)) < 0) {
+    params_error_t perr;
+    params_map_writer_t *w = NULL;
+    int device = on_gpu ? (int)gpu : -1;
+    double t_write = 0;
+    if (bellperson) {
+        rc = groth16_setup_on(&pk, shape, seed, (unsigned)threads, device, &st);
+    } else {
+        /* the key file is the setup's output buffer: no heap copy */
+        size_t counts[6];
+        groth16_key_counts(counts, shape);
+        if ((rc = params_map_create(&pk, &w, out_params.tmp, counts, &perr)) < 0) {
+            status = cli_error(1, "setup: %s", perr.msg);
+            goto done;
+        }
+        if ((rc = groth16_setup_into(pk, shape, seed, (unsigned)threads, device, &st)) < 0) {
+            params_map_abort(w, pk);
+            pk = NULL;
+        }
+    }
+    if (rc < 0) {
         cli_error(1, "setup: key generation failed: %s%s%s", strerror(-rc), on_gpu ? ": " : "",
                   on_gpu ? kernels_last_error() : "");
         goto done;
     }
     double t_setup = run_clock_now() - t0;
     t0 = run_clock_now();
-    params_error_t perr;
-    if (params_write(out_params.tmp, pk, &perr) < 0 || params_vk_write(out_vk.tmp, &pk->vk, &perr) < 0) {
+    if (bellperson) {
+        rc = params_write(out_params.tmp, pk, &perr);
+    } else {
+        params_origin_t origin = {.kind = PARAMS_ORIGIN_SETUP, .seed = seed};
+        snprintf(origin.spec, sizeof origin.spec, "%s", circ->spec);
+        /* the origin is the spec without the partitions, as the cache records it */
+        char *part = strstr(origin.spec, ",partitions=");
+        if (part) {
+            char *rest = strchr(part + 1, ',');
+            memmove(part, rest ? rest : part + strlen(part), strlen(rest ? rest : part + strlen(part)) + 1);
+        }
+        rc = params_map_commit(w, pk, &origin, (unsigned)threads, &perr);
+        if (rc < 0)
+            pk = NULL; /* freed by the failed commit */
+    }
+    if (rc < 0 || params_vk_write(out_vk.tmp, &pk->vk, &perr) < 0) {
         status = cli_error(1, "setup: %s", perr.msg);
         goto done;
     }
@@ -130,13 +176,15 @@ int cmd_setup(int argc, char **argv)
         status = cli_error(1, "setup: %s", err);
         goto done;
     }
-    double t_write = run_clock_now() - t0;
+    t_write = run_clock_now() - t0;
     const r1cs_t *cs = circ->r1cs;
     printf("circuit   %s\n", circ->spec);
     printf("system    %llu constraints, %u inputs, %u aux, domain 2^%u\n",
            (unsigned long long)cs->num_constraints, cs->num_inputs, cs->num_aux, shape->domain.log_n);
-    printf("params    %s: %.1f MiB (h %zu, l %zu, a %zu, b_g1 %zu, b_g2 %zu points)\n", params_path,
-           (double)params_file_bytes(pk) / (1 << 20), pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2);
+    printf("params    %s: %s, %.1f MiB (h %zu, l %zu, a %zu, b_g1 %zu, b_g2 %zu points)\n", params_path,
+           bellperson ? "bellperson .params" : "key file",
+           (double)(bellperson ? params_file_bytes(pk) : params_mapped_bytes(pk)) / (1 << 20), pk->n_h, pk->n_l,
+           pk->n_a, pk->n_b_g1, pk->n_b_g2);
     printf("vk        %s\n", vk_path);
     char on[32] = "";
     if (on_gpu)

@@ -8,7 +8,7 @@
 
 extern const cli_cmd_t cli_cmd_selfcheck, cli_cmd_bench, cli_cmd_bench_prover, cli_cmd_setup, cli_cmd_prove,
     cli_cmd_prove_zkey, cli_cmd_verify, cli_cmd_batch, cli_cmd_analyze, cli_cmd_plot, cli_cmd_check, cli_cmd_sweep,
-    cli_cmd_watch, cli_cmd_report;
+    cli_cmd_watch, cli_cmd_report, cli_cmd_params_verify;
 
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
@@ -27,5 +27,7 @@ int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+/* zkbench params verify (argv[0] "params", argv[1] "verify"). */
+int cmd_params(int argc, char **argv);
 
 #endif

@@ -122,7 +122,7 @@ static const struct {
     {"selfcheck", selfcheck_main}, {"bench", bench_arith_main}, {"setup", cmd_setup},
     {"prove", prove_main},         {"verify", verify_main},     {"batch", cmd_batch},
     {"analyze", cmd_analyze},      {"plot", cmd_plot},          {"report", cmd_report},
-    {"check", cmd_check},
+    {"check", cmd_check},          {"params", cmd_params},
     {"sweep", cmd_sweep},          {"watch", cmd_watch},        {"version", version_main},
     {"help", help_main},
 };

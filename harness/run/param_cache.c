@@ -30,12 +30,12 @@ int param_cache_dir(char *out, size_t cap, char *err, size_t err_cap)
     return rc;
 }
 
-/* The circuit's canonical spec without the partition count (the keys do
- * not depend on it): the key file's recorded origin. */
-static void key_spec(char *out, size_t cap, const circuit_t *circ)
+/* A canonical spec without the partition count (the keys do not depend
+ * on it): the key file's recorded origin. */
+static void key_spec_of(char *out, size_t cap, const char *spec)
 {
     size_t k = 0;
-    for (const char *s = circ->spec; *s && k + 1 < cap; s++) {
+    for (const char *s = spec; *s && k + 1 < cap; s++) {
         if (strncmp(s, "partitions=", 11) == 0) {
             while (*s && *s != ',')
                 s++;
@@ -50,10 +50,15 @@ static void key_spec(char *out, size_t cap, const circuit_t *circ)
     out[k] = 0;
 }
 
-/* A file name from it: separators become '-'. */
-static void cache_name(char *out, size_t cap, const circuit_t *circ)
+static void key_spec(char *out, size_t cap, const circuit_t *circ)
 {
-    key_spec(out, cap, circ);
+    key_spec_of(out, cap, circ->spec);
+}
+
+/* A file name from it: separators become '-'. */
+static void cache_name(char *out, size_t cap, const char *spec)
+{
+    key_spec_of(out, cap, spec);
     for (char *s = out; *s; s++)
         if (*s == ':' || *s == ',' || *s == '=')
             *s = '-';
@@ -65,16 +70,26 @@ static int too_long(char *err, size_t err_cap)
     return -ENAMETOOLONG;
 }
 
-int param_cache_params_path(char *out, size_t cap, const circuit_t *circ, char *err, size_t err_cap)
+/* CACHE/NAME.key of a canonical spec (the folder created unless
+ * create is false). */
+static int key_path_in(char *out, size_t cap, const char *spec, bool create, char *err, size_t err_cap)
 {
     char dir[4096], name[512];
-    int rc = param_cache_dir(dir, sizeof dir, err, err_cap);
-    if (rc < 0)
+    int rc = create ? param_cache_dir(dir, sizeof dir, err, err_cap) : cache_dir_default(dir, sizeof dir);
+    if (rc < 0) {
+        if (!create)
+            snprintf(err, err_cap, "parameter cache path too long");
         return rc;
-    cache_name(name, sizeof name, circ);
+    }
+    cache_name(name, sizeof name, spec);
     if ((size_t)snprintf(out, cap, "%s/%s.key", dir, name) >= cap)
         return too_long(err, err_cap);
     return 0;
+}
+
+int param_cache_params_path(char *out, size_t cap, const circuit_t *circ, char *err, size_t err_cap)
+{
+    return key_path_in(out, cap, circ->spec, /* create= */ true, err, err_cap);
 }
 
 /* The advice that goes with a key file that cannot be written. */
@@ -350,7 +365,7 @@ int param_cache_open_file(groth16_params_t **ret, const char *path, const groth1
     return 0;
 }
 
-int param_cache_preflight(const circuit_t *circ, const char *explicit_path, char *err, size_t err_cap)
+int param_cache_preflight(const char *spec, const char *explicit_path, char *err, size_t err_cap)
 {
     if (explicit_path) {
         if (access(explicit_path, R_OK) != 0) {
@@ -361,20 +376,34 @@ int param_cache_preflight(const circuit_t *circ, const char *explicit_path, char
         return 0;
     }
     char key[4096];
-    int rc = param_cache_params_path(key, sizeof key, circ, err, err_cap);
+    int rc = key_path_in(key, sizeof key, spec, /* create= */ false, err, err_cap);
     if (rc < 0)
         return rc;
     if (access(key, R_OK) == 0)
         return 0;
+    /* nothing is created here: the nearest folder that exists must let the
+     * cache folder and the key be made */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", key);
-    char *slash = strrchr(dir, '/');
-    if (slash)
+    struct stat st;
+    char *slash;
+    while ((slash = strrchr(dir, '/')) && slash != dir) {
         *slash = 0;
-    if (access(dir, W_OK) != 0) {
-        int e = errno;
-        snprintf(err, err_cap, "the parameter cache %s holds no key for %.200s and cannot be written to make one: %s "
-                 "(set ZKBENCH_PARAMS_DIR to a writable folder)", dir, circ->spec, strerror(e));
+        if (stat(dir, &st) == 0)
+            break;
+    }
+    if (slash == dir)
+        snprintf(dir, sizeof dir, "/");
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    if (e) {
+        snprintf(err, err_cap, "the parameter cache holds no key for %.200s (%s) and %s cannot be written to make one: %s "
+                 "(set ZKBENCH_PARAMS_DIR to a writable folder)", spec, key, dir, strerror(e));
         return -e;
     }
     return 0;

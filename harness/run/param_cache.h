@@ -102,12 +102,12 @@ void param_cache_describe(char *out, size_t cap, const struct param_cache_info *
 int param_cache_params_path(char *out, size_t cap, const circuit_t *circ, char *err, size_t err_cap);
 
 /*
- * What can be checked before a run makes its folder: an explicit file is
- * readable; the cache's key is readable, or the cache folder can be
- * written to make it. 0, or -errno with err set (one line naming the path
- * and the fix).
+ * What can be checked before a run makes its folder, from the circuit's
+ * canonical spec (circuit_canonical_spec): an explicit file is readable;
+ * the cache's key is readable, or the cache folder can be written to make
+ * it. 0, or -errno with err set (one line naming the path and the fix).
  */
-int param_cache_preflight(const circuit_t *circ, const char *explicit_path, char *err, size_t err_cap);
+int param_cache_preflight(const char *spec, const char *explicit_path, char *err, size_t err_cap);
 
 /* The heap mode of param_cache_open with its former interface, kept for
  * callers not yet given a mode: *generated, and the key file's path. */

@@ -232,6 +232,28 @@ int circuit_check_spec(const char *spec, unsigned partitions, char *err, size_t 
     return -EINVAL;
 }
 
+int circuit_canonical_spec(char *out, size_t out_cap, const char *spec, unsigned partitions, char *err, size_t cap)
+{
+    int rc = circuit_check_spec(spec, partitions, err, cap);
+    if (rc < 0)
+        return rc;
+    if (!is_porep(spec)) {
+        snprintf(out, out_cap, "%s", spec);
+        return 0;
+    }
+    porep_params_t params, p;
+    if ((rc = porep_spec(&params, spec, partitions, err, cap)) < 0)
+        return rc;
+    if ((rc = porep_resolve(&p, &params)) < 0) {
+        snprintf(err, cap, "circuit '%s': cannot be built: depth and challenges do not fit the constraint target",
+                 spec);
+        return rc;
+    }
+    snprintf(out, out_cap, "porep:constraints=%llu,partitions=%u,depth=%u,challenges=%u",
+             (unsigned long long)p.constraints, p.partitions, p.depth, p.challenges);
+    return 0;
+}
+
 void circuit_free(circuit_t *c)
 {
     if (!c)

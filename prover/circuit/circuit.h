@@ -44,6 +44,9 @@ struct circuit {
 int circuit_from_spec(circuit_t **ret, const char *spec, unsigned partitions, char *err, size_t cap);
 /* NULL is accepted. */
 void circuit_free(circuit_t *c);
+/* The canonical spec circuit_from_spec would give circuit->spec (out,
+ * out_cap bytes), without building anything: 0, or as circuit_check_spec. */
+int circuit_canonical_spec(char *out, size_t out_cap, const char *spec, unsigned partitions, char *err, size_t cap);
 /* Checks a spec without building anything: 0, or as circuit_from_spec. */
 int circuit_check_spec(const char *spec, unsigned partitions, char *err, size_t cap);
 

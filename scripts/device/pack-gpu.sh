@@ -15,9 +15,10 @@ cp "$b/harness/zkbench" "$d/"
 for t in test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_groth16 test_gpu_setup bench_gpu_prover; do
   cp "$b/tests/gpu/$t" "$d/"
 done
+cp "$b/tests/params/bench_params_map" "$d/"
 cp -L /usr/lib/x86_64-linux-gnu/libgmp.so.10 "$d/"
 # symbols stay here: stripped, the carry fits the 64 MiB beside the tree
-strip --strip-debug "$d"/zkbench "$d"/test_gpu_* "$d"/bench_gpu_prover
+strip --strip-debug "$d"/zkbench "$d"/test_gpu_* "$d"/bench_gpu_prover "$d"/bench_params_map
 git describe --always --dirty --abbrev=12 >"$d/COMMIT"
 du -sh "$d"
 # the working tree and the carried folder travel in 64 MiB at most

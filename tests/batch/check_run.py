@@ -249,6 +249,11 @@ def check_partition_bytes(j, buffers):
         if not str(j.get("config", {}).get("circuit", "")).startswith("zkey:"):
             problem("run.json: no circuit_shape")
         return
+    if str(j.get("config", {}).get("circuit", "")).startswith("porep"):
+        # production's shape: A over >= 99 % of the aux, B over 25.4 % +- 2
+        if not (shape.get("a_aux_density", 0) >= 0.99 and 0.234 <= shape.get("b_aux_density", 0) <= 0.274):
+            problem(f"run.json: circuit_shape densities A {shape.get('a_aux_density')} B {shape.get('b_aux_density')}"
+                    ", production's are >= 0.99 and 0.254 +- 0.02")
     fr = 32
     want = {"aux": [fr * shape["variables"]], "abc": [fr * shape["domain"]] * 3,
             "pending": [fr * shape["b_density"]]}

@@ -25,8 +25,27 @@ expect() {
 }
 
 spec=porep:constraints=2^10
-expect 0 setup --circuit $spec --params p.params --vk vk.bin --seed 3
-expect 0 setup --circuit $spec --params other.params --vk other.vk --seed 4
+expect 0 setup --circuit $spec --params p.params --vk vk.bin --seed 3 --format bellperson
+expect 0 setup --circuit $spec --params other.params --vk other.vk --seed 4 --format bellperson
+# the key file (setup's default format): the same verifying key, proofs that
+# verify, checked whole by params verify; a damaged one is named and refused
+expect 0 setup --circuit $spec --params p.key --vk vk2.bin --seed 3
+cmp -s vk.bin vk2.bin || fail "setup: the key file's vk differs from the bellperson export's"
+expect 0 params verify p.key
+grep -q "whole: every one of" out || fail "params verify: $(cat out)"
+expect 0 params verify p.params
+grep -q "bellperson .params file, every point decoded" out || fail "params verify of a .params file: $(cat out)"
+expect 0 prove --circuit $spec --partitions 2 --params p.key --proof proof2.bin --public public2.json --seed 9
+expect 0 verify --vk vk.bin --proof proof2.bin --public public2.json
+cp p.key bad.key
+python3 -c 'import sys; f=open("bad.key","r+b"); f.seek(-100, 2); b=f.read(1); f.seek(-100, 2); f.write(bytes([b[0] ^ 1]))'
+expect 1 params verify bad.key
+grep -q "does not match its checksum" err || fail "params verify of a damaged key: $(cat err)"
+expect 2 prove --circuit $spec --partitions 1 --params bad.key --proof x --public y
+expect 2 params verify
+expect 2 params verify nothere.key
+expect 2 params check p.key
+expect 2 setup --circuit $spec --params q --vk r --format zkey
 expect 0 prove --circuit $spec --partitions 3 --params p.params --proof proof.bin --public public.json --seed 9
 [ "$(stat -c %s proof.bin)" -eq $((3 * 192)) ] || fail "proof file is not 3 x 192 bytes"
 python3 -c 'import json,sys; d=json.load(open("public.json")); assert len(d)==3 and all(len(r)==len(d[0]) and all(s.isdigit() for s in r) for r in d)' \

@@ -47,13 +47,13 @@ open(sys.argv[2], 'wb').write(out)
 PY
 cp small.params "$c/params/porep-cut.params"
 python3 -c "import sys; d=open('small.params','rb').read(); open(sys.argv[1],'wb').write(d[:3*96+3*192+4+2*96])" "$c/vk/cut.vk"
-# Its layout cache (NAME.params.map), as batch --params-load mmap writes it
+# Its derived key file (CACHE/mapped/*.map), as batch --params-load mmap writes it
 # (the shape check that follows fails: the cut key fits no circuit).
 "$zk" batch --params small.params --circuit porep:constraints=2^10 --partitions 1 --count 1 \
   --out run-cut >/dev/null 2>&1 || true
 map=$(find "$work/cache" -name '*.map' | head -1)
 [ -n "$map" ] || { echo "make_seeds: no layout cache written" >&2; exit 1; }
-cp "$map" "$c/params_map/porep-cut.map"
+cp "$map" "$c/params_map/porep-cut.key"
 
 # circom / snarkjs files of seed_circuit.circom with the interop test's ptau.
 sj=$npm/node_modules/.bin/snarkjs circom=$npm/node_modules/.bin/circom2

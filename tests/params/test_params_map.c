@@ -1043,9 +1043,9 @@ static void test_param_cache(struct fixture *f)
         CHECK(pk == NULL && strstr(err, missing));
     }
     /* the preflight before a run makes its folder */
-    CHECK(param_cache_preflight(f->circ, NULL, err, sizeof err) == 0);
-    CHECK(param_cache_preflight(f->circ, f->src, err, sizeof err) == 0);
-    CHECK(param_cache_preflight(f->circ, missing, err, sizeof err) == -ENOENT && strstr(err, missing));
+    CHECK(param_cache_preflight(f->circ->spec, NULL, err, sizeof err) == 0);
+    CHECK(param_cache_preflight(f->circ->spec, f->src, err, sizeof err) == 0);
+    CHECK(param_cache_preflight(f->circ->spec, missing, err, sizeof err) == -ENOENT && strstr(err, missing));
     char blocker[PATH_MAX], under[PATH_MAX + 8];
     path_in(blocker, sizeof blocker, "blocker3");
     FILE *bf = fopen(blocker, "w");
@@ -1054,7 +1054,7 @@ static void test_param_cache(struct fixture *f)
         fclose(bf);
     snprintf(under, sizeof under, "%s/c", blocker);
     CHECK(setenv("ZKBENCH_PARAMS_DIR", under, 1) == 0);
-    CHECK(param_cache_preflight(f->circ, NULL, err, sizeof err) < 0 && strstr(err, blocker));
+    CHECK(param_cache_preflight(f->circ->spec, NULL, err, sizeof err) < 0 && strstr(err, blocker));
     unlink(blocker);
     circuit_t *c2;
     groth16_shape_t *s2;
