@@ -269,9 +269,10 @@ static void test_passes(const kernels_msm_bases_t *r1, const kernels_msm_bases_t
     CHECK(kernels_msm_run(&out, r1, sc, 1000, NULL, &bad) == -EINVAL);
     size_t dev_b, pin_b;
     CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, 1000, 1000, 0, 0, 0, 100, &dev_b, &pin_b) == -EINVAL);
-    /* smaller passes, smaller scratch; streamed bases add their buffers */
+    /* smaller passes, smaller scratch (both several passes: one pass needs
+     * no second bucket array); streamed bases add their buffers */
     size_t d_one, d_pass, d_host;
-    CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 1, 0, 0, &d_one, &pin_b) == 0);
+    CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 1, 0, 8192, &d_one, &pin_b) == 0);
     CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 1, 0, 4096, &d_pass, &pin_b) == 0);
     CHECK(kernels_msm_scratch_bytes(KERNELS_CURVE_G1, max_n, max_n, 0, 1, 1, 4096, &d_host, &pin_b) == 0);
     CHECK(d_pass < d_one && d_host == d_pass + 2 * 4096 * sizeof(g1_affine_t));
