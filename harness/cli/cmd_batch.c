@@ -107,7 +107,8 @@ static const cli_opt_t batch_opts[] = {
     {"count", OPT_COUNT, "N", "proofs (default 4)"},
     {"concurrency", OPT_CONC, "J", "proofs in flight at most (default 1)"},
     {"partitions", OPT_PARTITIONS, "P", "partitions per proof (default 10)"},
-    {"circuit", OPT_CIRCUIT, "SPEC", "porep:constraints=2^N[,...] (default 2^12) or zkey:PATH,wtns:PATH"},
+    {"circuit", OPT_CIRCUIT, "SPEC", "porep:constraints=2^N[,...] (default 2^12), porep:preset=32g (a 32 GiB\n"
+                                  "PoRep partition) or zkey:PATH,wtns:PATH"},
     {"pw", OPT_PW, "W", "pw: synthesis workers, i.e. partitions synthesized in parallel\n"
                         "(default 2); peak RSS grows by about a partition's footprint per pw"},
     {"gpu-workers", OPT_GPU_WORKERS, "W", "prover workers per device (CPU backend: in total; default 1); the\n"

@@ -22,7 +22,7 @@ enum { OPT_CIRCUIT = 'c', OPT_PARAMS = 'p', OPT_VK = 'v', OPT_SEED = 's', OPT_TH
        OPT_FORMAT = 'f' };
 
 static const cli_opt_t setup_opts[] = {
-    {"circuit", OPT_CIRCUIT, "SPEC", "e.g. porep:constraints=2^16 (keys: constraints, partitions,\ndepth, challenges)"},
+    {"circuit", OPT_CIRCUIT, "SPEC", "e.g. porep:constraints=2^16 (keys: constraints, partitions,\ndepth, challenges) or porep:preset=32g"},
     {"params", OPT_PARAMS, "FILE", "proving key to write"},
     {"format", OPT_FORMAT, "key|bellperson", "key (default): the layout zkbench maps (as the parameter cache\n"
                                              "keeps it); bellperson: bellperson's .params layout"},

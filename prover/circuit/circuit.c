@@ -34,7 +34,7 @@ static int porep_spec(porep_params_t *params, const char *spec, unsigned partiti
     }
     if (rc < 0) {
         snprintf(err, cap, "circuit '%s': malformed (expected porep:constraints=2^N[,partitions=K,depth=D,"
-                 "challenges=C])", spec);
+                 "challenges=C] or porep:preset=32g[,partitions=K])", spec);
         return rc;
     }
     if (partitions > 0) {
