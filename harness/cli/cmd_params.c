@@ -65,6 +65,9 @@ static int verify_bellperson(const char *path, unsigned threads)
 {
     groth16_params_t *pk = NULL;
     params_error_t err;
+    /* not a parameter file at all (bad input) is not a damaged one */
+    if (params_check_layout(path, &err) < 0)
+        return cli_error(2, "params verify: %s (neither a key file nor a .params file)", err.msg);
     double t0 = run_clock_now();
     int rc = params_read(&pk, path, /* flags= */ 0, threads, &err);
     double s = run_clock_now() - t0;

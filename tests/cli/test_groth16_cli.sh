@@ -43,6 +43,11 @@ expect 1 params verify bad.key
 grep -q "does not match its checksum" err || fail "params verify of a damaged key: $(cat err)"
 expect 2 prove --circuit $spec --partitions 1 --params bad.key --proof x --public y
 expect 2 params verify
+# a parameter cache that cannot be made: refused before the run folder exists
+: >blockfile
+ZKBENCH_PARAMS_DIR=$PWD/blockfile/cache expect 2 batch --circuit $spec --count 1 --partitions 1 --out norun
+[ ! -e norun ] || fail "batch with an unmakeable parameter cache left its run folder"
+grep -q "cannot be written to make one" err || fail "batch with an unmakeable cache: $(cat err)"
 expect 2 params verify nothere.key
 expect 2 params check p.key
 expect 2 setup --circuit $spec --params q --vk r --format zkey
