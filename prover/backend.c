@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
+#include "prover/backend_lane.h"
 #include "prover/gpu_plan.h"
 #include "prover/mem.h"
 
@@ -236,7 +237,7 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
     }
     for (unsigned i = 0; i < be->n_lanes; i++) {
         struct lane *l = &be->lanes[i];
-        l->dev = &be->devs[i % be->n_devs];
+        l->dev = &be->devs[backend_lane_device(i, be->n_devs)];
         pthread_mutex_init(&l->g1, NULL);
         pthread_mutex_init(&l->g2, NULL);
         l->locks_ready = true;

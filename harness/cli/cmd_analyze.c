@@ -15,8 +15,6 @@
 #include "harness/cli/commands.h"
 #include "harness/run/run_csv.h"
 
-#define MIB (1024.0 * 1024.0)
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 enum { OPT_RAM = 'r', OPT_MEM_LIMIT = 'L', OPT_MARGIN = 'm', OPT_JSON = 'j' };
 

@@ -41,8 +41,6 @@
 #include "harness/run/out_file.h"
 #include "harness/run/run_csv.h"
 
-#define MIB (1024.0 * 1024.0)
-#define GIB (1024.0 * 1024.0 * 1024.0)
 #define BASELINE_FORMAT "zkbench-baseline-1"
 
 /* Default tolerances of --write-baseline. */

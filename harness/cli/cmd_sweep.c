@@ -139,7 +139,6 @@ static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-#define GIB 1073741824.0
 
 struct sweep_row {
     unsigned pw, conc;

@@ -17,44 +17,10 @@
 #include <unistd.h>
 
 #include "harness/diagnose/analyze.h"
-#include "harness/diagnose/analyze_impl.h"
+#include "harness/diagnose/analyze_json.h"
+#include "harness/diagnose/analyze_run.h"
 #include "harness/run/errmsg.h"
 #include "harness/run/run_csv.h"
-
-bool analyze_parse_size(uint64_t *ret, const char *text)
-{
-    char *end;
-    errno = 0;
-    if (!text || !((*text >= '0' && *text <= '9') || *text == '.'))
-        return false;
-    double v = strtod(text, &end);
-    if (errno || !isfinite(v) || v < 0)
-        return false;
-    double mul = 1;
-    if (*end) {
-        switch (*end) {
-        case 'k': case 'K': mul = 1024.0; break;
-        case 'm': case 'M': mul = MIB; break;
-        case 'g': case 'G': mul = GIB; break;
-        case 't': case 'T': mul = GIB * 1024.0; break;
-        case 'b': case 'B': mul = 1; break;
-        default: return false;
-        }
-        end++;
-        if (mul > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "ib") == 0 || strcmp(end, "B") == 0 ||
-                        strcmp(end, "b") == 0))
-            end += strlen(end);
-        if (*end)
-            return false;
-    } else if (v != floor(v)) {
-        return false; /* fractional bytes */
-    }
-    v *= mul;
-    if (v >= 18446744073709551615.0 || v < 1)
-        return false;
-    *ret = (uint64_t)llround(v);
-    return true;
-}
 
 /* ---- loading ---- */
 

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "harness/diagnose/analyze.h"
-#include "harness/diagnose/analyze_impl.h"
+#include "harness/diagnose/analyze_json.h"
+#include "harness/diagnose/analyze_model.h"
+#include "harness/diagnose/analyze_run.h"
 #include "harness/run/run_csv.h"
 
 /* Thresholds of the significance of growth: see analyze_rules.c. */
@@ -21,18 +23,6 @@
 #define LEAK_SIGNIFICANCE 1.45 /* x the 95% half-width: about 99.5%, two-sided */
 #define BASELINE_SAMPLES 5
 #define DRAIN_SAMPLES 5
-
-const char *analyze_layer_name(int layer)
-{
-    static const char *const names[] = {"tracked", "je_allocated", "je_resident", "rss", "outside_heap", "gpu_used"};
-    return layer >= 0 && layer < ANALYZE_NLAYERS ? names[layer] : "?";
-}
-
-const char *analyze_x_name(int x)
-{
-    static const char *const names[] = {"n_synth", "q_gpu", "n_gpu", "n_finish", "n_blocked", "proofs_done"};
-    return x >= 0 && x < ANALYZE_NX ? names[x] : "?";
-}
 
 static void series_free(series_t *s)
 {

@@ -44,10 +44,13 @@
 #include <string.h>
 
 #include "harness/diagnose/analyze.h"
-#include "harness/diagnose/analyze_impl.h"
-#include "harness/diagnose/analyze_watch.h"
+#include "harness/diagnose/analyze_json.h"
+#include "harness/diagnose/analyze_model.h"
+#include "harness/diagnose/analyze_run.h"
+#include "harness/diagnose/analyze_rules.h"
 #include "harness/diagnose/capacity.h"
 #include "harness/run/run_csv.h"
+#include "prover/backend_lane.h"
 
 /* Thresholds: see the comment at the top (the significance of growth,
  * LEAK_MIN_PER_PROOF and LEAK_SIGNIFICANCE, is judged in analyze_model.c). */
@@ -78,12 +81,6 @@ typedef struct {
     int pw, depth;
     const char *ram_src;
 } rules_t;
-
-const char *analyze_verdict_name(analyze_verdict_t v)
-{
-    static const char *const names[] = {"leak", "queue-pileup", "held-too-long", "retention", "capacity", "healthy"};
-    return (unsigned)v < 6 ? names[v] : "?";
-}
 
 static bool kind_is_resident(const char *kind, double proof)
 {
@@ -566,8 +563,8 @@ static void interval_union(double *iv, size_t n, double *busy, double *span)
 }
 
 /* The heavy stage rows (h, msm_*) as intervals into iv (2 per row), with
- * the device of each row's worker in dev: prove worker i runs on the
- * (i mod n_gpus)-th device of the run's --gpus (the pipeline's lanes);
+ * the device of each row's worker in dev: prove worker i is the backend's
+ * lane i, on the device backend_lane_device gives;
  * -1 where the worker is not a prove worker or there are no devices. */
 static size_t heavy_rows(const run_csv_t *st, unsigned n_gpus, double *iv, int *dev)
 {
@@ -589,7 +586,7 @@ static size_t heavy_rows(const run_csv_t *st, unsigned n_gpus, double *iv, int *
         dev[n] = -1;
         if (n_gpus && w && strncmp(w, "prove", 5) == 0 && w[5] >= '0' && w[5] <= '9' &&
             (k = strtoul(w + 5, &end, 10), *end == '\0'))
-            dev[n] = (int)(k % n_gpus);
+            dev[n] = (int)backend_lane_device((unsigned)k, n_gpus);
         iv[2 * n] = a;
         iv[2 * n + 1] = b;
         n++;
@@ -732,7 +729,7 @@ static void rules_verdict(rules_t *c)
     } else if (capacity) {
         R->verdict = ANALYZE_CAPACITY;
         char fits[480];
-        analyze_capacity_fits_text(fits, sizeof fits, R);
+        capacity_fits_text(fits, sizeof fits, &R->capacity, R->largest_pw);
         if (oom_killed)
             snprintf(R->reason, sizeof R->reason,
                      "no leak, retention or pile-up: the run was OOM-killed under its memory limit %s at peak RSS "
@@ -757,7 +754,7 @@ static void rules_verdict(rules_t *c)
     } else {
         R->verdict = ANALYZE_HEALTHY;
         char fits[480];
-        analyze_capacity_fits_text(fits, sizeof fits, R);
+        capacity_fits_text(fits, sizeof fits, &R->capacity, R->largest_pw);
         snprintf(R->reason, sizeof R->reason,
                  "no growth per proof (largest leak-layer rate %s, CI %s .. %s), no retention, pile-up or long "
                  "holds; peak RSS %s, baseline %s; %s",
@@ -792,13 +789,11 @@ static void rules_verdict(rules_t *c)
     R->json = head;
 }
 
-int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
-                    size_t errlen)
+int analyze_batch_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
+                          size_t errlen)
 {
     analyze_result_t R = {0};
     const run_csv_t *sc = &run->samples;
-    if (run->watch && sc->nrows > 0)
-        return analyze_watch_compute(ret, run, opts, err, errlen);
     if (sc->nrows == 0) {
         snprintf(err, errlen, "%s/samples.csv: no samples (empty run), expected at least one sampler tick", run->dir);
         return -EINVAL;
@@ -830,34 +825,4 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     analyze_model_free(&M);
     *ret = R;
     return 0;
-}
-
-void analyze_result_clear(analyze_result_t *r)
-{
-    if (!r)
-        return;
-    json_decref(r->json);
-    memset(r, 0, sizeof *r);
-}
-
-double analyze_predict_peak(const analyze_result_t *r, int pw)
-{
-    if (!r->capacity.ok)
-        return NAN;
-    capacity_point_t c;
-    capacity_predict(&c, &r->capacity, pw);
-    return c.peak;
-}
-
-int analyze_run_open(analyze_run_t **run, analyze_result_t *ret, const char *dir, const analyze_opts_t *opts,
-                     char *err, size_t errlen)
-{
-    int rc = analyze_run_load(run, dir, err, errlen);
-    if (rc < 0)
-        return rc;
-    if ((rc = analyze_compute(ret, *run, opts, err, errlen)) < 0) {
-        analyze_run_free(*run);
-        *run = NULL;
-    }
-    return rc;
 }

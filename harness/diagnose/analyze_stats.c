@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "harness/diagnose/analyze.h"
-#include "harness/diagnose/analyze_impl.h"
+#include "harness/diagnose/analyze_json.h"
 
 double analyze_t95(double dof)
 {

@@ -11,47 +11,9 @@
 #include <string.h>
 
 #include "harness/diagnose/analyze.h"
-#include "harness/diagnose/analyze_impl.h"
+#include "harness/diagnose/analyze_json.h"
 #include "harness/diagnose/analyze_text.h"
 #include "harness/diagnose/capacity.h"
-
-char *analyze_fmt_bytes(char *buf, size_t len, double v)
-{
-    double a = fabs(v);
-    if (!isfinite(v))
-        snprintf(buf, len, "n/a");
-    else if (a < 0.5)
-        snprintf(buf, len, "0 B"); /* not "-0 B" */
-    else if (a >= GIB)
-        snprintf(buf, len, "%.2f GiB", v / GIB);
-    else if (a >= MIB)
-        snprintf(buf, len, "%.1f MiB", v / MIB);
-    else if (a >= 1024)
-        snprintf(buf, len, "%.1f KiB", v / 1024);
-    else
-        snprintf(buf, len, "%.0f B", v);
-    return buf;
-}
-
-void analyze_capacity_fits_text(char *out, size_t cap, const analyze_result_t *R)
-{
-    const capacity_model_t *m = &R->capacity;
-    char b1[32], b2[32], b3[32], bound[400];
-    if (!m->ok) {
-        snprintf(out, cap, "the largest pw that fits cannot be given: %s", m->why);
-        return;
-    }
-    capacity_bound_text(bound, sizeof bound, m, 4096);
-    int n = snprintf(out, cap, "a partition holds %s synthesizing, %s waiting, %s proving, %s finishing, plus "
-                     "%.0f%% untracked; %s",
-                     analyze_fmt_bytes(b1, sizeof b1, m->state_bytes[CAPACITY_SYNTH]),
-                     analyze_fmt_bytes(b2, sizeof b2, m->state_bytes[CAPACITY_HELD]),
-                     analyze_fmt_bytes(b3, sizeof b3, m->state_bytes[CAPACITY_PROVE]),
-                     analyze_fmt_bytes((char[32]){0}, 32, m->state_bytes[CAPACITY_FINISH]),
-                     100 * m->untracked_share, bound);
-    if (n > 0 && (size_t)n < cap && R->largest_pw >= 0)
-        snprintf(out + n, cap - (size_t)n, "; the largest pw that fits is %d", R->largest_pw);
-}
 
 static const char *fb(char *buf, double v)
 {

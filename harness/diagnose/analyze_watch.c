@@ -29,11 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/diagnose/analyze_json.h"
 #include "harness/diagnose/analyze_sites.h"
 #include "harness/run/run_csv.h"
-
-#define MIB (1024.0 * 1024.0)
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 #define WATCH_SIGNIFICANCE 1.45  /* x the 95% half-width, as in analyze.c */
 #define WATCH_MIN_GROWTH (1.0 * MIB) /* over the fitted floors */
@@ -43,29 +41,6 @@
 #define WATCH_WINDOWS 16
 #define WATCH_TOP_SITES 5
 #define WATCH_MIN_MARKS 5        /* fewer proof boundaries: time windows */
-
-static json_t *jnum(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *jbytes(double v)
-{
-    return isfinite(v) ? json_integer((json_int_t)llround(v)) : json_null();
-}
-
-static double jnum_get(const json_t *o, const char *key)
-{
-    const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-    if (json_is_number(v))
-        return json_number_value(v);
-    if (json_is_string(v)) {
-        uint64_t sz;
-        if (analyze_parse_size(&sz, json_string_value(v)))
-            return (double)sz;
-    }
-    return NAN;
-}
 
 /* ---- proof cycles ---- */
 

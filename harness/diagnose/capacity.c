@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/diagnose/analyze.h"
+#include "harness/diagnose/analyze_names.h"
 
 
 /* The model is refused when its 95% half-width at the run's own pw is
@@ -374,6 +374,32 @@ void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int p
                            (1 + m->untracked_share) *
                                fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD])),
                  100 * m->untracked_share);
+}
+
+void capacity_fits_text(char *out, size_t cap, const capacity_model_t *m, int largest_pw)
+{
+    char b1[32], b2[32], b3[32], b4[32], bound[400], rest[160];
+    if (!m->ok) {
+        snprintf(out, cap, "the largest pw that fits cannot be given: %s", m->why);
+        return;
+    }
+    capacity_bound_text(bound, sizeof bound, m, 4096);
+    /* RSS below the baseline plus the partitions' bytes: the run reused
+     * memory the baseline held (freed pages, the parameter load's scratch),
+     * not a negative footprint */
+    if (m->untracked_share < 0)
+        snprintf(rest, sizeof rest, "the run reused %s of the baseline's memory (RSS stayed %.0f%% below baseline "
+                 "plus the partitions' bytes)", analyze_fmt_bytes(b4, sizeof b4, -m->untracked),
+                 -100 * m->untracked_share);
+    else
+        snprintf(rest, sizeof rest, "plus %.0f%% untracked", 100 * m->untracked_share);
+    int n = snprintf(out, cap, "a partition holds %s synthesizing, %s waiting, %s proving, %s finishing, %s; %s",
+                     analyze_fmt_bytes(b1, sizeof b1, m->state_bytes[CAPACITY_SYNTH]),
+                     analyze_fmt_bytes(b2, sizeof b2, m->state_bytes[CAPACITY_HELD]),
+                     analyze_fmt_bytes(b3, sizeof b3, m->state_bytes[CAPACITY_PROVE]),
+                     analyze_fmt_bytes((char[32]){0}, 32, m->state_bytes[CAPACITY_FINISH]), rest, bound);
+    if (n > 0 && (size_t)n < cap && largest_pw >= 0)
+        snprintf(out + n, cap - (size_t)n, "; the largest pw that fits is %d", largest_pw);
 }
 
 /* ---- fitting ---- */

@@ -97,6 +97,11 @@ int capacity_saturation_pw(const capacity_model_t *m, int pw_max);
  * adds no memory: at most 2 proofs x 4 partitions are in flight, and the
  * prover queue (depth 1), 1 prover worker and 2 finishing hold the rest". */
 void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int pw_max);
+/* What the model says about other pw values, in one clause: the bytes a
+ * partition holds per state, the untracked share (or, when RSS stayed below
+ * the baseline plus the partitions, the baseline memory the run reused),
+ * the bound, and largest_pw when >= 0; or why no number can be given. */
+void capacity_fits_text(char *out, size_t cap, const capacity_model_t *m, int largest_pw);
 
 /* The model as JSON: state bytes, the fit, predicted[] for pw 1..pw_max
  * (extended past the saturation pw and the largest that fits, up to 64),
