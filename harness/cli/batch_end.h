@@ -13,9 +13,9 @@
 #include "harness/cli/console.h"
 #include "harness/diagnose/analyze.h"
 
-/* The evidence behind r's verdict: up to 4 lines of at most 320 bytes
- * ("memory   baseline RSS 12.1 MiB, peak RSS 25.3 MiB, ..."). Returns the
- * number of lines. */
+/* The measured memory beside r's verdict lines: up to 4 lines of at most
+ * 320 bytes ("memory   baseline RSS 12.1 MiB, peak RSS 25.3 MiB, ...").
+ * Returns the number of lines. */
 size_t batch_end_evidence(char lines[4][320], const analyze_result_t *r);
 
 /* Analyzes, plots and prints for the run in run_dir. A diagnosis or a

@@ -886,6 +886,7 @@ static int batch_run(const struct batch_opts *o_in, const char *out_dir, const m
     json_object_set_new(root, "versions", json_versions(&si));
     json_object_set_new(root, "started_at", json_string(started_at));
     json_set_state(root, "running", false);
+    json_object_set_new(root, "writer", run_outcome_writer()); /* a reader tells a dead run from a live one */
     atomic_store(&abort_rf, rf);
     if (batch_save(rf, root, err, sizeof err) < 0)
         goto finish;

@@ -38,6 +38,7 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/console.h"
+#include "harness/cli/say_verdict.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
 #include "harness/run/nvml_gpu.h"
@@ -129,9 +130,9 @@ const cli_cmd_t cli_cmd_watch = {
              "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
              "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
              "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
-             "reports the trend: growth per second with a 95% interval, valley floors (the\n"
-             "minimum between two marks or windows: rising floors mean growth that stays),\n"
-             "and whether the growth stops.\n"
+             "prints zkbench analyze's verdict on DIR, word for word (valley floors: the\n"
+             "minimum between two marks or windows; rising floors mean growth that stays;\n"
+             "\"inconclusive\" says what would decide), and writes it into DIR/run.json.\n"
              "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
              "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n",
     .opts = watch_opts,
@@ -328,15 +329,6 @@ static void watch_metrics_command(char *out, size_t cap, char **cmd, pid_t pid)
 }
 
 /* A rate for people: "+1.20 MiB/s", "-512 B/s". Returns buf. */
-static const char *fmt_rate(char buf[40], double bytes_per_s)
-{
-    char b[32];
-    if (bytes_per_s > -0.5 && bytes_per_s < 0.5) /* no "-0 B/s" */
-        bytes_per_s = 0;
-    snprintf(buf, 40, "%s%s/s", bytes_per_s > 0 ? "+" : "", fmt_bytes(b, bytes_per_s));
-    return buf;
-}
-
 /* The files and readers of the tree, cgroup, GPU and mark columns, made
  * in dir: procs.csv (*procs), marks.csv with --mark, NVML with --gpu
  * (*nvml, NULL where there is none: said once). 0 or an exit status after
@@ -422,7 +414,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (!csv)
         return cli_error(1, "watch: cannot write %s: %s", path, strerror(errno));
     /* a run.json from the start: on a full disk the outcome overwrites it */
-    json_t *pre = json_pack("{s:s, s:s, s:b}", "status", "running", "outcome", "running", "interrupted", 0);
+    json_t *pre = json_pack("{s:s, s:s, s:b, s:o}", "status", "running", "outcome", "running", "interrupted", 0,
+                            "writer", run_outcome_writer());
     if (run_outcome_save(dir, pre, derr, sizeof derr) < 0) {
         json_decref(pre);
         fclose(csv);
@@ -599,18 +592,16 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                           : cmd && WEXITSTATUS(status) != 0 ? "failed"
                                                              : "complete";
 
-    double *t = NULL, *y = NULL;
-    size_t n = 0;
-    analyze_trend_t tr = {0};
-    bool have_trend = read_series(path, &t, &y, &n) == 0 && n >= 8 &&
-                      analyze_trend(&tr, t, y, n, n >= 64 ? 16 : n / 4) == 0;
-    double first = n ? y[0] : 0, last = n ? y[n - 1] : 0;
-    free(t);
-    free(y);
+    double first = 0, last = 0;
+    {
+        double *t = NULL, *y = NULL;
+        size_t n = 0;
+        if (read_series(path, &t, &y, &n) == 0 && n > 0)
+            first = y[0], last = y[n - 1];
+        free(t);
+        free(y);
+    }
 
-    const char *verdict = "too-short";
-    if (have_trend)
-        verdict = tr.growing && !tr.plateau ? "growing" : tr.growing ? "bounded" : "flat";
     json_t *root = json_pack("{s:{s:s, s:I, s:s, s:I, s:b, s:b, s:o}, s:{s:I, s:I, s:I, s:f, s:I, s:f}, s:b, s:s, "
                              "s:s}",
                              "config", "mode", cmd ? "command" : pid ? "pid" : "cgroup", "pid", (json_int_t)pid,
@@ -623,13 +614,6 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                              write_rc < 0 ? "failed" : oom ? "oom-killed" : "complete", "outcome",
                              outcome);
     json_object_set_new(root, "started_at", json_string(started_at));
-    if (have_trend)
-        json_object_set_new(root, "trend",
-                            json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:b}", "verdict", verdict,
-                                      "slope_bytes_per_s", tr.slope, "slope_lo", tr.slope_lo, "slope_hi",
-                                      tr.slope_hi, "floor_slope_bytes_per_s", tr.floor_slope, "floor_lo",
-                                      tr.floor_lo, "floor_hi", tr.floor_hi, "growing", tr.growing, "plateau",
-                                      tr.plateau));
     if (cmd)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
     watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
@@ -663,7 +647,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     json_decref(root);
     watch_proc_guard_release(&guard); /* the command ended as watch meant */
 
-    char b1[32], b2[32], b3[32], r1[40], r2[40], r3[40];
+    char b1[32], b2[32], b3[32];
     if (!cmd && !pid)
         console_say(&con, "watched cgroup %s for %.1f s: %llu samples every %llu ms (median tick %.0f us)%s",
                     cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, (unsigned long long)w->period, med,
@@ -676,18 +660,21 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         console_say(&con, "  marks      %llu lines matched --mark (proofs_done; marks.csv)", (unsigned long long)marks);
     console_say(&con, "  RSS first %s, last %s, peak %s", fmt_bytes(b1, first), fmt_bytes(b2, last),
                 fmt_bytes(b3, (double)peak));
-    if (have_trend) {
-        console_say(&con, "  trend      %s (95%% CI %s .. %s)", fmt_rate(r1, tr.slope), fmt_rate(r2, tr.slope_lo),
-                    fmt_rate(r3, tr.slope_hi));
-        console_say(&con, "  floors     %s over %zu windows (95%% CI %s .. %s)", fmt_rate(r1, tr.floor_slope),
-                    tr.n_windows, fmt_rate(r2, tr.floor_lo), fmt_rate(r3, tr.floor_hi));
-        console_final(&con, "%sverdict    %s%s", w->quiet ? "" : "  ", verdict,
-                      strcmp(verdict, "growing") == 0   ? ": memory keeps growing (a leak, or a cache without bound)"
-                      : strcmp(verdict, "bounded") == 0 ? ": it grew, then stopped (a bounded cache is not a leak)"
-                                                        : ": no significant growth");
-    } else {
-        console_final(&con, "%sverdict    too few samples for a trend (run longer or lower --sample-ms)",
-                      w->quiet ? "" : "  ");
+    /* the verdict is analyze's, from the files just written: one engine */
+    if (write_rc == 0 && save_rc == 0) {
+        analyze_run_t *arun = NULL;
+        analyze_result_t ar;
+        char aerr[768];
+        run_csv_set_warn(cli_warn_csv);
+        if (analyze_run_open(&arun, &ar, dir, NULL, aerr, sizeof aerr) == 0) {
+            say_verdict(&con, &ar, w->quiet ? "" : "  ");
+            if (analyze_write_verdict(dir, &ar, aerr, sizeof aerr) < 0)
+                console_say(&con, "  note       %s", aerr);
+            analyze_result_clear(&ar);
+            analyze_run_free(arun);
+        } else {
+            console_final(&con, "%sverdict    cannot be given: %s", w->quiet ? "" : "  ", aerr);
+        }
     }
     if (w->trace && trace_rc == 0) {
         console_say(&con, "  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %s%s",

@@ -132,7 +132,17 @@ typedef struct {
     /* a watch run: growth is per proof when it has proof boundaries (marks,
      * proofs_done), else per second; leak_rate/lo/hi are in that unit */
     bool watch, per_proof;
-    char headline[320]; /* "leak: 2.0 MiB per proof, never freed at f (f.c:14)"; "" for a batch */
+    char headline[320]; /* "leak: 2.0 MiB per proof, never freed at f (f.c:14)", "healthy: no leak, ..." */
+    /* the run's status when it did not complete ("incomplete: the process
+     * died at 41.2 s (no end record)"); "" for a complete run */
+    char status_line[320];
+    /* what would decide, when the verdict is inconclusive ("run >= 5
+     * proofs (3 more)", "--sample-ms 30: ..."); "" otherwise */
+    char decide[400];
+    bool dead; /* status running, and the process that wrote it is gone */
+    /* what the capacity model says in one line (a batch run): the largest
+     * pw that fits, that any pw fits, or why no number can be given */
+    char capacity_line[640];
     json_t *json; /* the whole analysis (verdict, evidence, every section); owned */
 } analyze_result_t;
 
@@ -146,6 +156,17 @@ void analyze_result_clear(analyze_result_t *r);
  * nothing left to free. */
 int analyze_run_open(analyze_run_t **run, analyze_result_t *ret, const char *dir, const analyze_opts_t *opts,
                      char *err, size_t errlen);
+/* The verdict in words, the lines every command prints (analyze, batch,
+ * watch, sweep, report; docs/diagnosis.md, "One verdict"): "status" when
+ * the run did not complete, "verdict" with the headline, "" with the
+ * reason, "decide" when inconclusive, "capacity" for a batch run. The
+ * lines borrow r's strings; a command lays out the key as it likes.
+ * Returns the number of lines. */
+#define ANALYZE_LINES_MAX 5
+typedef struct {
+    const char *key, *text;
+} analyze_line_t;
+size_t analyze_verdict_lines(analyze_line_t lines[ANALYZE_LINES_MAX], const analyze_result_t *r);
 /* Predicted peak RSS at pw synthesis workers, from the capacity model
  * (capacity.h). NAN when the model gives no numbers. */
 double analyze_predict_peak(const analyze_result_t *r, int pw);

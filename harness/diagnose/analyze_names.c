@@ -13,8 +13,9 @@
 
 const char *analyze_verdict_name(analyze_verdict_t v)
 {
-    static const char *const names[] = {"leak", "queue-pileup", "held-too-long", "retention", "capacity", "healthy"};
-    return (unsigned)v < 6 ? names[v] : "?";
+    static const char *const names[] = {"leak",     "queue-pileup", "held-too-long", "retention",
+                                        "capacity", "healthy",      "inconclusive"};
+    return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
 }
 
 const char *analyze_layer_name(int layer)

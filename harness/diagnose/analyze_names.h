@@ -42,10 +42,11 @@ typedef enum {
     ANALYZE_RETENTION,
     ANALYZE_CAPACITY,
     ANALYZE_HEALTHY, /* the order is the verdict's priority */
+    ANALYZE_INCONCLUSIVE, /* the data cannot decide: the result says what would */
 } analyze_verdict_t;
 
-/* The six verdict names: "leak", "queue-pileup", "held-too-long",
- * "retention", "capacity", "healthy". */
+/* The seven verdict names: "leak", "queue-pileup", "held-too-long",
+ * "retention", "capacity", "healthy", "inconclusive". */
 const char *analyze_verdict_name(analyze_verdict_t v);
 /* Layer names as in samples.csv ("tracked", "je_allocated", "je_resident",
  * "rss", "outside_heap", "gpu_used"). */

@@ -55,6 +55,11 @@
 /* Thresholds: see the comment at the top (the significance of growth,
  * LEAK_MIN_PER_PROOF and LEAK_SIGNIFICANCE, is judged in analyze_model.c). */
 #define LEAK_NEVER_FREED_MIN (1.0 * MIB)
+/* A growth rate from fewer completed proofs is no rate: the first proofs
+ * also pay for lazy allocations (the CUDA runtime's, the allocator's
+ * arenas) that look like growth (issue 25: clean 2- and 3-proof GPU
+ * batches read as leaks, a 12-proof one did not). */
+#define LEAK_MIN_PROOFS 5
 #define PILEUP_MIN_SAMPLES 3
 #define PILEUP_MIN_SHARE 0.05
 #define HELD_MIN_SHARE 0.08
@@ -680,7 +685,8 @@ static void rules_verdict(rules_t *c)
     json_t *val;
     const analyze_layer_t *Ll = R->leak_layer >= 0 ? &R->layer[R->leak_layer] : NULL;
     json_t *ev = NULL;
-    if (Ll || nf_leak) {
+    bool leak_few = Ll && !nf_leak && R->proofs_done < LEAK_MIN_PROOFS;
+    if ((Ll && !leak_few) || nf_leak) {
         R->verdict = ANALYZE_LEAK;
         if (Ll && Ll->g_significant)
             snprintf(R->reason, sizeof R->reason,
@@ -751,6 +757,20 @@ static void rules_verdict(rules_t *c)
                      analyze_fmt_bytes(b3, sizeof b3, R->ram_bytes), 100 * R->margin, filepart, fits);
         }
         ev = json_incref(jc);
+    } else if (leak_few) {
+        R->verdict = ANALYZE_INCONCLUSIVE;
+        snprintf(R->reason, sizeof R->reason,
+                 "%s grows %s per completed proof (95%% CI %s .. %s), but over %zu proofs: a rate needs at least %d "
+                 "(the first proofs also make lazy allocations, the CUDA runtime's and the allocator's, that look "
+                 "like growth); no tracked buffer was left unfreed",
+                 analyze_layer_name(R->leak_layer), analyze_fmt_bytes(b1, sizeof b1, Ll->g),
+                 analyze_fmt_bytes(b2, sizeof b2, Ll->g_lo), analyze_fmt_bytes(b3, sizeof b3, Ll->g_hi),
+                 R->proofs_done, LEAK_MIN_PROOFS);
+        snprintf(R->decide, sizeof R->decide, "run >= %d proofs (%zu more) with the same settings", LEAK_MIN_PROOFS,
+                 LEAK_MIN_PROOFS - R->proofs_done);
+        snprintf(R->headline, sizeof R->headline, "inconclusive: %zu proof%s cannot show a growth rate",
+                 R->proofs_done, R->proofs_done == 1 ? "" : "s");
+        ev = json_incref(jleak);
     } else {
         R->verdict = ANALYZE_HEALTHY;
         char fits[480];
@@ -763,7 +783,7 @@ static void rules_verdict(rules_t *c)
                  analyze_fmt_bytes((char[32]){0}, 32, R->baseline_rss), fits);
         ev = json_incref(jc);
     }
-    json_t *checks = json_pack("{s:b,s:b,s:b,s:b,s:b}", "leak", R->leak_layer >= 0 || nf_leak, "queue-pileup", pileup,
+    json_t *checks = json_pack("{s:b,s:b,s:b,s:b,s:b}", "leak", R->verdict == ANALYZE_LEAK, "queue-pileup", pileup,
                                "held-too-long", held, "retention", retention, "capacity", capacity);
     json_t *head = json_object();
     json_object_set_new(head, "verdict", json_string(analyze_verdict_name(R->verdict)));

@@ -56,6 +56,17 @@ static double jv_at(const json_t *o, const char *key, size_t i)
 
 /* The report of a watch run: its layers with their valley floors, the
  * proof boundaries, the traced sites. */
+/* The engine's lines (analyze_verdict_lines), as every command prints them. */
+static void text_verdict(FILE *f, const analyze_result_t *r, bool with_capacity)
+{
+    analyze_line_t lines[ANALYZE_LINES_MAX];
+    size_t n = analyze_verdict_lines(lines, r);
+    for (size_t i = 0; i < n; i++)
+        if (with_capacity || strcmp(lines[i].key, "capacity") != 0)
+            fprintf(f, "%-12s %s\n", lines[i].key, lines[i].text);
+    fputc('\n', f);
+}
+
 static void text_watch(FILE *f, const char *dir, const analyze_result_t *r)
 {
     char a[24], b[24], c[24], d[24], e[24], lo[24], hi[24];
@@ -63,7 +74,7 @@ static void text_watch(FILE *f, const char *dir, const analyze_result_t *r)
     const char *unit = r->per_proof ? "proof" : "s";
     fprintf(f, "run          %s: watch, %zu samples, boundaries: %s\n", dir, r->samples,
             json_string_value(json_object_get(jb, "detail")));
-    fprintf(f, "verdict      %s\n             %s\n\n", r->headline, r->reason);
+    text_verdict(f, r, true);
     fprintf(f, "%-12s %11s %11s %11s %11s %13s  %s\n", "layer", "first floor", "last floor", "peak", "end",
             r->per_proof ? "per proof" : "per second", "95% CI (last two thirds)");
     const char *key;
@@ -113,7 +124,7 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
     const json_t *J = r->json;
     fprintf(f, "run          %s: %zu samples, %zu proofs, pw %d, %s\n", dir, r->samples, r->proofs_done, r->pw,
            json_is_true(json_object_get(J, "drained")) ? "drained" : "not drained");
-    fprintf(f, "verdict      %s\n             %s\n\n", analyze_verdict_name(r->verdict), r->reason);
+    text_verdict(f, r, false);
 
     fprintf(f, "%-22s %11s %11s %11s %11s %12s  %s\n", "layer", "baseline", "peak", "end", "end - B",
             "per proof", "95% CI (per proof)");
@@ -192,13 +203,12 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
     const json_t *jc = json_object_get(J, "capacity");
     const capacity_model_t *m = &r->capacity;
     if (isfinite(r->ram_bytes))
-        fprintf(f, "capacity     %s %s (%s), margin %.0f%%: limit %s; peak RSS %s; largest pw that fits: %s\n",
-                strstr(json_string_value(json_object_get(jc, "ram_from")), "mem") ? "memory limit" : "RAM",
+        fprintf(f, "capacity     %s\n             %s %s (%s), margin %.0f%%: limit %s; peak RSS %s\n",
+                r->capacity_line, strstr(json_string_value(json_object_get(jc, "ram_from")), "mem") ? "memory limit" : "RAM",
                 fb(a, r->ram_bytes), json_string_value(json_object_get(jc, "ram_from")), 100 * r->margin,
-                fb(b, r->limit_rss), fb(c, r->peak_rss),
-                r->largest_pw >= 0 ? (snprintf(d, sizeof d, "%d", r->largest_pw), d) : "none (see below)");
+                fb(b, r->limit_rss), fb(c, r->peak_rss));
     else
-        fprintf(f, "capacity     peak RSS %s; no limit to fit: pass --ram or --mem-limit\n", fb(a, r->peak_rss));
+        fprintf(f, "capacity     %s\n             peak RSS %s\n", r->capacity_line, fb(a, r->peak_rss));
     if (!m->ok) {
         fprintf(f, "             WARNING: no prediction: %s\n", m->why);
     } else {
@@ -222,7 +232,11 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
             fprintf(f, "               pw %3lld  %11s  (%s .. %s)%s%s%s\n", w, fb(a, jv(val, "peak_rss")),
                     fb(b, jv(val, "low")), fb(c, jv(val, "high")),
                     w == r->pw ? (snprintf(mark, sizeof mark, "  <- this run (measured %s)", fb(d, r->peak_rss)), mark) : "",
-                    w == r->largest_pw ? "  <- largest that fits" : "",
+                    w == r->largest_pw ? (strcmp(json_string_value(json_object_get(jc, "bound_by")) ?
+                                                 json_string_value(json_object_get(jc, "bound_by")) : "", "in-flight") == 0
+                                              ? "  <- from here on pw adds no memory"
+                                              : "  <- largest that fits")
+                                       : "",
                     json_is_true(json_object_get(val, "load_peak"))
                         ? "  (the parameter load's peak, before any partition)"
                         : json_is_true(json_object_get(val, "bound")) ? "  (no more memory: in-flight bound)" : "");

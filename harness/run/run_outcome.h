@@ -37,4 +37,11 @@ json_t *run_outcome_summary(const char *dir, uint64_t baseline_rss);
 void run_outcome_set(json_t *root, const char *outcome, uint64_t limit_bytes, const memcap_t *m,
                      const struct memcap_stats *s);
 
+/* Who writes the run, for a reader that finds it "running" later: {"pid",
+ * "start_ticks" (field 22 of /proc/PID/stat, so a reused pid is told
+ * apart), "boot_id"}; analyze says a run whose writer is gone died
+ * (docs/diagnosis.md, "A run that did not complete"). A new object; NULL
+ * when out of memory. */
+json_t *run_outcome_writer(void);
+
 #endif

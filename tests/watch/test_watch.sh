@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # zkbench watch on programs whose memory behaviour is known: one that leaks
-# steadily is "growing", one that allocates once and then holds steady is
+# steadily is a "leak" (analyze's verdict, which watch prints), one that allocates once and then holds steady is
 # not; the command's exit status is passed through; samples.csv has the
 # batch header with the heap columns empty; bad input gives one line, exit 2.
 #   test_watch.sh PATH_TO_ZKBENCH
@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-verdict() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trend"]["verdict"])' "$1/run.json" 2>/dev/null; }
+verdict() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["verdict"])' "$1/run.json" 2>/dev/null; }
 
 # leaks 2 MiB every 30 ms for ~3 s, then exits at once: python's own
 # teardown frees the 200 MiB over a few ticks, a fall that on a loaded
@@ -22,7 +22,7 @@ for i in range(100):
     keep.append(bytearray(2 << 20)); time.sleep(0.03)
 os._exit(0)
 ' >"$tmp/leak.log" 2>&1 || fail "watch of the leaking program failed: $(cat "$tmp/leak.log")"
-[ "$(verdict "$tmp/leak")" = growing ] || fail "leaking program: verdict '$(verdict "$tmp/leak")', expected growing"
+[ "$(verdict "$tmp/leak")" = leak ] || fail "leaking program: verdict '$(verdict "$tmp/leak")', expected leak"
 
 # allocates 64 MiB at once, then holds it for ~3 s, exits 3
 "$zk" watch --sample-ms 20 --out "$tmp/flat" -- python3 -c '
@@ -34,7 +34,7 @@ time.sleep(3); sys.exit(3)
 rc=$?
 [ $rc -eq 3 ] || fail "watch did not pass the command's exit status through (got $rc)"
 v=$(verdict "$tmp/flat")
-[ "$v" != growing ] || fail "steady program called growing"
+[ "$v" != leak ] || fail "steady program called a leak"
 
 head -1 "$tmp/leak/samples.csv" | grep -q '^t_ms,rss,rss_anon,rss_file,hwm,je_allocated' || fail "samples.csv header"
 sed -n 3p "$tmp/leak/samples.csv" | grep -q '^[0-9.]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,,' || fail "heap columns of another process are not empty"
