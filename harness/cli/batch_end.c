@@ -70,7 +70,7 @@ int batch_end_diagnose(console_t *con, const char *run_dir)
     console_say(con, "%s", "");
     console_say(con, "diagnosis (zkbench analyze %s):", run_dir);
     /* the engine's words, as analyze prints them; then the measured peak */
-    say_verdict(con, &r, "");
+    say_verdict(con, &r, "", "  ");
     char ev[4][320];
     size_t n = batch_end_evidence(ev, &r);
     for (size_t i = 0; i < n; i++)

@@ -144,6 +144,7 @@ struct sweep_row {
     unsigned pw, conc;
     double s_per_proof, peak, predicted, low, high, footprint;
     char verdict[32], outcome[32];
+    char headline[320]; /* the engine's verdict line (analyze_verdict_lines) */
 };
 
 /* Analyzes one finished (or killed) batch into row; r kept when keep. */
@@ -164,6 +165,7 @@ static int analyze_row(struct sweep_row *row, analyze_result_t *keep, const char
     row->peak = r.peak_rss;
     row->footprint = r.footprint_per_partition;
     snprintf(row->verdict, sizeof row->verdict, "%s", analyze_verdict_name(r.verdict));
+    snprintf(row->headline, sizeof row->headline, "%s", r.headline);
     if (keep)
         *keep = r;
     else
@@ -439,8 +441,8 @@ int cmd_sweep(int argc, char **argv)
         char b1[32], sp[32] = "-";
         if (isfinite(r->s_per_proof))
             snprintf(sp, sizeof sp, "%.2f", r->s_per_proof);
-        printf("sweep: pw %u: %s, %s s/proof, peak %s, %s\n", pw[k], r->outcome, sp,
-               isfinite(r->peak) ? fmt_bytes(b1, r->peak) : "-", r->verdict);
+        printf("sweep: pw %u: %s, %s s/proof, peak %s, verdict %s\n", pw[k], r->outcome, sp,
+               isfinite(r->peak) ? fmt_bytes(b1, r->peak) : "-", r->headline[0] ? r->headline : r->verdict);
     }
     for (size_t k = 0; k < n_rows; k++)
         predict_row(&row[k], have_model ? &model : NULL);
@@ -451,6 +453,15 @@ int cmd_sweep(int argc, char **argv)
          * RSS a cgroup does not charge (analyze_compute) */
         max_pw = capacity_max_pw(&model.capacity, model.limit_rss, 4096);
         printf("sweep: model of the pw %u run: %s\n", model.pw, model.capacity.warning[0] ? model.capacity.warning : "fits its own peak");
+        /* a prediction below a pw that completed under the same limit is
+         * contradicted by a measurement: no number then */
+        for (size_t k = 0; k < n_rows && max_pw >= 0; k++)
+            if ((int)row[k].pw > max_pw && strcmp(row[k].outcome, "complete") == 0) {
+                printf("sweep: no prediction: the model's largest pw %d is below pw %u, which completed under this "
+                       "limit, so the model is wrong here (its untracked share; see zkbench analyze of the pw %u "
+                       "run)\n", max_pw, row[k].pw, model.pw);
+                max_pw = -1;
+            }
     } else if (!have_model) {
         printf("sweep: no prediction: %s\n", n_rows ? "no completed run gave a capacity model (see its analyze)" : "no run");
     }

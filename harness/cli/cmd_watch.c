@@ -667,7 +667,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         char aerr[768];
         run_csv_set_warn(cli_warn_csv);
         if (analyze_run_open(&arun, &ar, dir, NULL, aerr, sizeof aerr) == 0) {
-            say_verdict(&con, &ar, w->quiet ? "" : "  ");
+            say_verdict(&con, &ar, w->quiet ? "" : "  ", "  ");
             if (analyze_write_verdict(dir, &ar, aerr, sizeof aerr) < 0)
                 console_say(&con, "  note       %s", aerr);
             analyze_result_clear(&ar);

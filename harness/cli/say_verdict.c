@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-void say_verdict(console_t *con, const analyze_result_t *r, const char *indent)
+void say_verdict(console_t *con, const analyze_result_t *r, const char *indent, const char *indent_rest)
 {
     analyze_line_t lines[ANALYZE_LINES_MAX];
     size_t n = analyze_verdict_lines(lines, r);
@@ -11,6 +11,6 @@ void say_verdict(console_t *con, const analyze_result_t *r, const char *indent)
         if (strcmp(lines[i].key, "verdict") == 0)
             console_final(con, "%s%-10s %s", indent, lines[i].key, lines[i].text);
         else
-            console_say(con, "%s%-10s %s", indent, lines[i].key, lines[i].text);
+            console_say(con, "%s%-10s %s", indent_rest, lines[i].key, lines[i].text);
     }
 }

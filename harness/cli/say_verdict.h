@@ -9,8 +9,9 @@
 #include "harness/cli/console.h"
 #include "harness/diagnose/analyze.h"
 
-/* Prints r's verdict lines, each after indent: the "verdict" line with
- * console_final (so that --quiet keeps it), the others with console_say. */
-void say_verdict(console_t *con, const analyze_result_t *r, const char *indent);
+/* Prints r's verdict lines: the "verdict" line after indent with
+ * console_final (so that --quiet keeps it), the others after indent_rest
+ * with console_say. */
+void say_verdict(console_t *con, const analyze_result_t *r, const char *indent, const char *indent_rest);
 
 #endif

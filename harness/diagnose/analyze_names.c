@@ -48,6 +48,22 @@ char *analyze_fmt_bytes(char *buf, size_t len, double v)
     return buf;
 }
 
+char *analyze_fmt_area(char *buf, size_t len, double gib_s)
+{
+    double a = fabs(gib_s);
+    if (!isfinite(gib_s))
+        snprintf(buf, len, "n/a");
+    else if (a >= 0.995)
+        snprintf(buf, len, "%.2f GiB*s", gib_s);
+    else if (a * 1024 >= 0.95)
+        snprintf(buf, len, "%.1f MiB*s", gib_s * 1024);
+    else if (a * 1024 * 1024 >= 0.05)
+        snprintf(buf, len, "%.1f KiB*s", gib_s * 1024 * 1024);
+    else
+        snprintf(buf, len, "0 B*s");
+    return buf;
+}
+
 bool analyze_parse_size(uint64_t *ret, const char *text)
 {
     char *end;

@@ -57,6 +57,11 @@ const char *analyze_x_name(int x);
  * not finite. Returns buf. */
 char *analyze_fmt_bytes(char *buf, size_t len, double v);
 
+/* Memory held over time, given in GiB*s, in the unit that shows it:
+ * "1.25 GiB*s", "3.2 MiB*s", "12.0 KiB*s", "0 B*s"; "n/a" when not finite
+ * (issue 25: "0.00 GiB*s" for a run that held a few MiB*s). Returns buf. */
+char *analyze_fmt_area(char *buf, size_t len, double gib_s);
+
 /* Parses a size: "128G", "755GiB", "64000000000", "512M", "1.5T" (binary
  * units; a bare number is bytes). Returns false when malformed. */
 bool analyze_parse_size(uint64_t *ret, const char *text);

@@ -493,6 +493,23 @@ static void rules_capacity(rules_t *c)
         R->capacity.ok = false;
         snprintf(R->capacity.why, sizeof R->capacity.why, "out of memory while fitting the model");
     }
+    /* A run killed before its end (by the OOM killer under its cap, or
+     * dead) never showed its own peak: its model would predict below a pw
+     * it did not finish (issue 25: "the largest pw that fits is 0" for a
+     * pw 4 run killed where pw 3 had completed). Its numbers come from
+     * completed runs (sweep keeps their model), not from it. */
+    const char *outcome0 = json_string_value(json_object_get(rj, "outcome")),
+               *status0 = json_string_value(json_object_get(rj, "status"));
+    bool killed = (outcome0 && (strcmp(outcome0, "oom-killed") == 0 || strcmp(outcome0, "killed") == 0)) ||
+                  (status0 && (strcmp(status0, "oom-killed") == 0 || strcmp(status0, "killed") == 0 ||
+                               strcmp(status0, "running") == 0));
+    if (killed && R->capacity.ok) {
+        R->capacity.ok = false;
+        snprintf(R->capacity.why, sizeof R->capacity.why,
+                 "the run was %s before its end, so its peak and its model are cut short; a model of runs that "
+                 "completed gives it (zkbench sweep --pw ... under the same limit uses the completed runs')",
+                 outcome0 && strcmp(outcome0, "oom-killed") == 0 ? "OOM-killed" : "killed");
+    }
     /* the predictions reach twice the run's pw, at most 1024 */
     int pmax = R->pw > 0 ? (R->pw < 512 ? 2 * R->pw : 1024) : 8;
     json_t *model = capacity_json(&R->capacity, pmax, limit);
@@ -718,9 +735,11 @@ static void rules_verdict(rules_t *c)
                 tv = json_number_value(val), top = key;
         }
         snprintf(R->reason, sizeof R->reason,
-                 "buffers stay allocated after their last use: %.2f GiB*s, %.0f%% of the tracked working set's "
-                 "%.2f GiB*s over %.1f s active; most in kind '%s' (%.2f GiB*s)",
-                 held_total, 100 * R->held_share, area_tracked, active_s, top ? top : "?", tv);
+                 "buffers stay allocated after their last use: %s, %.0f%% of the tracked working set's "
+                 "%s over %.1f s active; most in kind '%s' (%s)",
+                 analyze_fmt_area(b1, sizeof b1, held_total), 100 * R->held_share,
+                 analyze_fmt_area(b2, sizeof b2, area_tracked), active_s, top ? top : "?",
+                 analyze_fmt_area(b3, sizeof b3, tv));
         ev = json_incref(jh);
     } else if (retention) {
         R->verdict = ANALYZE_RETENTION;
@@ -759,6 +778,8 @@ static void rules_verdict(rules_t *c)
         ev = json_incref(jc);
     } else if (leak_few) {
         R->verdict = ANALYZE_INCONCLUSIVE;
+        json_object_set_new(jleak, "detected", json_false());
+        json_object_set_new(jleak, "too_few_proofs", json_true());
         snprintf(R->reason, sizeof R->reason,
                  "%s grows %s per completed proof (95%% CI %s .. %s), but over %zu proofs: a rate needs at least %d "
                  "(the first proofs also make lazy allocations, the CUDA runtime's and the allocator's, that look "
@@ -773,14 +794,26 @@ static void rules_verdict(rules_t *c)
         ev = json_incref(jleak);
     } else {
         R->verdict = ANALYZE_HEALTHY;
-        char fits[480];
+        char fits[480], grows[400] = "";
         capacity_fits_text(fits, sizeof fits, &R->capacity, R->largest_pw);
+        /* a layer the table marks GROWS is explained here: only the
+         * allocator's layers can grow without a leak layer growing */
+        static const int alloc_layers[] = {ANALYZE_L_RESIDENT, ANALYZE_L_RSS};
+        for (size_t k = 0; k < 2 && !grows[0]; k++) {
+            const analyze_layer_t *L = &R->layer[alloc_layers[k]];
+            if (L->fitted && L->g_significant)
+                snprintf(grows, sizeof grows, "; %s grows %s per proof (95%% CI %s .. %s) while no leak layer does: "
+                         "pages the allocator keeps between proofs (its decay returns them), not memory the program "
+                         "holds; below the retention threshold", analyze_layer_name(alloc_layers[k]),
+                         analyze_fmt_bytes(b1, sizeof b1, L->g), analyze_fmt_bytes(b2, sizeof b2, L->g_lo),
+                         analyze_fmt_bytes((char[32]){0}, 32, L->g_hi));
+        }
         snprintf(R->reason, sizeof R->reason,
                  "no growth per proof (largest leak-layer rate %s, CI %s .. %s), no retention, pile-up or long "
-                 "holds; peak RSS %s, baseline %s; %s",
+                 "holds; peak RSS %s, baseline %s; %s%s",
                  analyze_fmt_bytes(b3, sizeof b3, R->leak_rate), analyze_fmt_bytes((char[32]){0}, 32, R->leak_lo),
                  analyze_fmt_bytes((char[32]){0}, 32, R->leak_hi), analyze_fmt_bytes((char[32]){0}, 32, R->peak_rss),
-                 analyze_fmt_bytes((char[32]){0}, 32, R->baseline_rss), fits);
+                 analyze_fmt_bytes((char[32]){0}, 32, R->baseline_rss), fits, grows);
         ev = json_incref(jc);
     }
     json_t *checks = json_pack("{s:b,s:b,s:b,s:b,s:b}", "leak", R->verdict == ANALYZE_LEAK, "queue-pileup", pileup,
@@ -801,6 +834,8 @@ static void rules_verdict(rules_t *c)
     json_object_set_new(head, "proofs_done", json_integer((json_int_t)R->proofs_done));
     json_object_set_new(head, "samples", json_integer((json_int_t)n));
     json_object_set_new(head, "drained", json_boolean(drained));
+    const char *backend = json_string_value(json_object_get(c->cfg, "backend"));
+    json_object_set_new(head, "backend", json_string(backend ? backend : "unknown"));
     json_object_update(head, J); /* the sections after the headline */
     json_decref(J);
     c->J = NULL;

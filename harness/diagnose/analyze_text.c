@@ -149,7 +149,11 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
 
     if (R->fitted) {
         const analyze_ols_t *F = &R->fit;
-        static const char *const fl[] = {"synthesis", "GPU queue", "on GPU", "finish", "blocked", "per proof (g)"};
+        /* the prover's words on a CPU run: no GPU there (issue 25) */
+        const char *be = json_string_value(json_object_get(J, "backend"));
+        bool gpu = be && strcmp(be, "gpu") == 0;
+        const char *const fl[] = {"synthesis",  gpu ? "GPU queue" : "prover queue", gpu ? "on GPU" : "proving",
+                                  "finish",     "blocked",                         "per proof (g)"};
         fprintf(f, "footprints   rss = B + sum f*n (least squares over %zu samples, R^2 %.4f, residual sd %s)\n", F->n,
                 F->r2, fb(a, F->resid_sd));
         fprintf(f, "             B (intercept) %s +- %s (measured %s)\n", fb(a, F->beta[0]), fb(b, F->se[0]),
@@ -171,16 +175,17 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
             fb(b, jv(jr, "je_muzzy_end")), fb(c, jv(jr, "purge_returned_bytes")));
 
     const json_t *jh = json_object_get(J, "held_after_last_use");
-    fprintf(f, "held         %.2f GiB*s after last use = %.1f%% of the tracked working set's %.2f GiB*s over "
+    fprintf(f, "held         %s after last use = %.1f%% of the tracked working set's %s over "
                "%.1f s active (%.1f%% of peak x duration); %lld buffers without a last use\n",
-            r->held_gibs, 100 * r->held_share, jv(jh, "working_set_gib_s"), jv(jh, "active_s"),
+            analyze_fmt_area(a, sizeof a, r->held_gibs), 100 * r->held_share,
+            analyze_fmt_area(b, sizeof b, jv(jh, "working_set_gib_s")), jv(jh, "active_s"),
             100 * jv(jh, "share_of_peak_x_duration"),
             (long long)json_integer_value(json_object_get(jh, "buffers_last_use_unknown")));
     const char *key;
     json_t *val;
     json_object_foreach(json_object_get(jh, "gib_s_by_kind"), key, val) {
-        if (json_number_value(val) > 0.005)
-            fprintf(f, "               %-10s %10.2f GiB*s\n", key, json_number_value(val));
+        if (json_number_value(val) > 0.001 * fmax(r->held_gibs, 1e-9))
+            fprintf(f, "               %-10s %12s\n", key, analyze_fmt_area(a, sizeof a, json_number_value(val)));
     }
     const json_t *jl = json_object_get(J, "leak");
     fprintf(f, "never freed  %s in tracked buffers (not counting resident params/circuit/NTT tables)\n",

@@ -398,7 +398,10 @@ void capacity_fits_text(char *out, size_t cap, const capacity_model_t *m, int la
                      analyze_fmt_bytes(b2, sizeof b2, m->state_bytes[CAPACITY_HELD]),
                      analyze_fmt_bytes(b3, sizeof b3, m->state_bytes[CAPACITY_PROVE]),
                      analyze_fmt_bytes((char[32]){0}, 32, m->state_bytes[CAPACITY_FINISH]), rest, bound);
-    if (n > 0 && (size_t)n < cap && largest_pw >= 0)
+    int sat = capacity_saturation_pw(m, 4096);
+    if (n > 0 && (size_t)n < cap && largest_pw >= 0 && sat > 0 && largest_pw >= sat)
+        snprintf(out + n, cap - (size_t)n, "; so any pw fits the limit");
+    else if (n > 0 && (size_t)n < cap && largest_pw >= 0)
         snprintf(out + n, cap - (size_t)n, "; the largest pw that fits is %d", largest_pw);
 }
 

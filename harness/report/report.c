@@ -46,6 +46,7 @@ static const char css[] =
     ".v-healthy{border-color:#2e8540}.v-healthy .name{color:#2e8540}"
     ".v-capacity{border-color:#c77700}.v-capacity .name{color:#a86400}"
     ".v-bad{border-color:#c62828}.v-bad .name{color:#c62828}"
+    ".v-inconclusive{border-color:#5f6b7a}.v-inconclusive .name{color:#3d4752}.verdict .status{font-weight:bold}"
     ".checks{margin:8px 0 0;padding:0;list-style:none}.checks li{display:inline-block;margin:0 8px 4px 0}"
     ".facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(165px,1fr));gap:10px;margin:16px 0}"
     ".fact{border:1px solid var(--line);border-radius:6px;padding:8px 12px}"

@@ -87,6 +87,8 @@ static const char *verdict_class(const char *v)
         return "v-healthy";
     if (v && strcmp(v, "capacity") == 0)
         return "v-capacity";
+    if (v && strcmp(v, "inconclusive") == 0)
+        return "v-inconclusive";
     return "v-bad";
 }
 
@@ -106,17 +108,31 @@ void report_sec_verdict(FILE *f, const analyze_result_t *r)
     const char *name = jstr(J, "verdict");
     if (name)
         v = name;
-    fprintf(f, "<section class=\"verdict %s\" id=\"verdict\">\n<div class=\"name\">", verdict_class(v));
-    html_esc(f, v);
-    fputs("</div>\n", f);
-    if (r->watch && r->headline[0]) {
-        fputs("<p class=\"headline\"><b>", f);
-        html_esc(f, r->headline);
-        fputs("</b></p>\n", f);
+    fprintf(f, "<section class=\"verdict %s\" id=\"verdict\">\n", verdict_class(v));
+    /* the engine's lines (analyze_verdict_lines), as analyze prints them:
+     * a run that did not complete says so first */
+    analyze_line_t lines[ANALYZE_LINES_MAX];
+    size_t nl = analyze_verdict_lines(lines, r);
+    for (size_t i = 0; i < nl; i++) {
+        const char *key = lines[i].key;
+        if (strcmp(key, "status") == 0)
+            fputs("<p class=\"status\">status: ", f);
+        else if (strcmp(key, "verdict") == 0) {
+            fputs("<div class=\"name\">", f);
+            html_esc(f, v);
+            fputs("</div>\n<p class=\"headline\"><b>", f);
+        } else if (key[0] == '\0')
+            fputs("<p class=\"reason\">", f);
+        else {
+            fputs("<p class=\"", f);
+            html_esc(f, key);
+            fputs("\">", f);
+            html_esc(f, key);
+            fputs(": ", f);
+        }
+        html_esc(f, lines[i].text);
+        fputs(strcmp(key, "verdict") == 0 ? "</b></p>\n" : "</p>\n", f);
     }
-    fputs("<p class=\"reason\">", f);
-    html_esc(f, r->reason);
-    fputs("</p>\n", f);
     const json_t *checks = json_object_get(J, "checks");
     if (json_is_object(checks)) {
         fputs("<ul class=\"checks\">", f);
@@ -276,16 +292,17 @@ void report_sec_sites(FILE *f, const analyze_result_t *r)
         }
         fputs("</table>\n", f);
     }
-    fprintf(f, "</div><div>\n<h3>Held after last use: %.2f GiB\xc2\xb7s (%.1f%% of the tracked working set)</h3>\n",
-            r->held_gibs, 100 * r->held_share);
+    char area[32];
+    fprintf(f, "</div><div>\n<h3>Held after last use: %s (%.1f%% of the tracked working set)</h3>\n",
+            analyze_fmt_area(area, sizeof area, r->held_gibs), 100 * r->held_share);
     if (json_object_size(held) == 0) {
         fputs("<p class=\"muted\">No buffer records a last use.</p>\n", f);
     } else {
-        fputs("<table>\n<tr><th>kind</th><th class=\"n\">GiB\xc2\xb7s</th></tr>\n", f);
+        fputs("<table>\n<tr><th>kind</th><th class=\"n\">held</th></tr>\n", f);
         json_object_foreach((json_t *)held, key, val) {
             fputs("<tr><td>", f);
             html_esc(f, key);
-            fprintf(f, "</td><td class=\"n\">%.3f</td></tr>\n", json_number_value(val));
+            fprintf(f, "</td><td class=\"n\">%s</td></tr>\n", analyze_fmt_area(area, sizeof area, json_number_value(val)));
         }
         fputs("</table>\n", f);
     }
