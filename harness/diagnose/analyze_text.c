@@ -159,7 +159,12 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
         fprintf(f, "             B (intercept) %s +- %s (measured %s)\n", fb(a, F->beta[0]), fb(b, F->se[0]),
                 fb(c, R->baseline));
         for (int x = 0; x < ANALYZE_NX; x++) {
-            if (F->kept[1 + x])
+            if (F->kept[1 + x] && F->beta[1 + x] < 0 && x != ANALYZE_X_PROOFS)
+                /* a slot cannot hold less than nothing: what the fit finds
+                 * below B is memory of the baseline the slot reused */
+                fprintf(f, "             %-14s %11s (fit %s +- %s: baseline memory reused)\n", fl[x], "none",
+                        fb(a, F->beta[1 + x]), fb(b, F->se[1 + x]));
+            else if (F->kept[1 + x])
                 fprintf(f, "             %-14s %11s +- %s\n", fl[x], fb(a, F->beta[1 + x]), fb(b, F->se[1 + x]));
             else
                 fprintf(f, "             %-14s dropped (%s constant or collinear)\n", fl[x], analyze_x_name(x));
@@ -222,10 +227,15 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
                 fb(a, m->state_bytes[CAPACITY_SYNTH]), fb(b, m->state_bytes[CAPACITY_HELD]),
                 fb(c, m->state_bytes[CAPACITY_PROVE]), fb(d, m->state_bytes[CAPACITY_FINISH]),
                 m->partitions_measured);
-        fprintf(f, "             untracked near the peak: %s (%.0f%% of the partitions' %s; sd %s over %zu "
-                   "samples)\n",
-                fb(a, m->untracked), 100 * m->untracked_share, fb(b, m->tracked_run), fb(c, m->untracked_sd),
-                m->fit_samples);
+        if (m->untracked < 0)
+            fprintf(f, "             untracked near the peak: none; RSS stayed %s below baseline plus the "
+                       "partitions' %s: baseline memory the run reused (sd %s over %zu samples)\n",
+                    fb(a, -m->untracked), fb(b, m->tracked_run), fb(c, m->untracked_sd), m->fit_samples);
+        else
+            fprintf(f, "             untracked near the peak: %s (%.0f%% of the partitions' %s; sd %s over %zu "
+                       "samples)\n",
+                    fb(a, m->untracked), 100 * m->untracked_share, fb(b, m->tracked_run), fb(c, m->untracked_sd),
+                    m->fit_samples);
         fprintf(f, "             %s\n", json_string_value(json_object_get(json_object_get(jc, "model"), "bound_text")));
         if (m->warning[0])
             fprintf(f, "             WARNING: %s\n", m->warning);

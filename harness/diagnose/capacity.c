@@ -368,6 +368,13 @@ void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int p
                  "queue (depth %d), %d prover worker%s and %d finishing hold the rest",
                  sat, m->concurrency, m->concurrency == 1 ? "" : "s", m->partitions, m->gpu_queue, m->gpu_workers,
                  m->gpu_workers == 1 ? "" : "s", m->finishing);
+    else if (m->untracked_share < 0)
+        snprintf(out, cap, "each synthesis worker (pw) adds %s (the partition it holds, less the %.0f%% of it the "
+                 "run found in baseline memory)",
+                 analyze_fmt_bytes(b1, sizeof b1,
+                           (1 + m->untracked_share) *
+                               fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD])),
+                 -100 * m->untracked_share);
     else
         snprintf(out, cap, "each synthesis worker (pw) adds %s (the partition it holds, with %.0f%% untracked)",
                  analyze_fmt_bytes(b1, sizeof b1,
