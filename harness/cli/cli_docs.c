@@ -70,6 +70,16 @@ static const struct {
     {"muzzy", "jemalloc's pages purged lazily (MADV_FREE): freed and given back to the kernel, which may take "
               "them under memory pressure, but still counted in RSS until it does (je_muzzy)."},
     {"footprint", "the bytes one partition costs in a pipeline stage (f_synth, f_queue, ...), from the same fit."},
+    {"inconclusive", "the verdict when the data cannot decide: a growth rate over fewer than 5 proofs, a watch "
+                     "with fewer than 4 valley floors or whose floors' interval admits a leak's growth, a run that "
+                     "did not complete. Its 'decide' line says what would: 'run >= 5 proofs (3 more)', "
+                     "'--sample-ms 30: the cycle is 0.3 s and the tick 0.1 s'."},
+    {"minimum evidence", "what each verdict needs (docs/diagnosis.md): a growth leak >= 5 completed proofs (batch) "
+                         "or >= 4 valley floors (watch); retention a drained run; healthy a complete run whose data "
+                         "could have shown a fault; otherwise inconclusive."},
+    {"dead run", "a run whose run.json still says running while the process that wrote it (run.json 'writer') "
+                 "is gone: analyze leads with 'status incomplete: the process died at T s' and never calls it "
+                 "healthy."},
 };
 
 void cli_docs_version(FILE *f)
