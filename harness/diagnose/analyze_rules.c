@@ -663,8 +663,11 @@ static void rules_prove_busy(rules_t *c)
                                                  span > 0 ? busy / span : 0.0, "busy_s", busy / 1000.0, "span_s",
                                                  span / 1000.0, "stages", (json_int_t)m));
     }
-    if (n)
+    double t_first = NAN;
+    if (n) {
         interval_union(iv, n, &busy, &span);
+        t_first = iv[0]; /* sorted by start */
+    }
     free(iv);
     free(sub);
     free(dev);
@@ -677,6 +680,34 @@ static void rules_prove_busy(rules_t *c)
                            span / 1000.0, "backend", backend ? backend : "unknown", "stages", (json_int_t)n);
     if (devices)
         json_object_set_new(pb, "devices", devices);
+    json_object_set_new(pb, "what", json_string("prover busy: the union of the host-side stage rows (h, msm_*), "
+                                               "which include waits for a lane's lock"));
+    /* the device's own word: NVML's utilisation (samples.csv gpu<d>_util)
+     * over the same span */
+    const run_csv_t *sc = &c->run->samples;
+    int ct = run_csv_col(sc, "t_ms");
+    json_t *du = json_array();
+    for (size_t j = 0; j < sc->ncols && ct >= 0; j++) {
+        const char *name = sc->names[j];
+        int d;
+        char tail[8];
+        if (sscanf(name, "gpu%d_%7s", &d, tail) != 2 || strcmp(tail, "util") != 0)
+            continue;
+        double sum = 0;
+        size_t m = 0;
+        for (size_t i = 0; i < sc->nrows; i++) {
+            double t = run_csv_num(sc, i, ct), u = run_csv_num(sc, i, (int)j);
+            if (isfinite(u) && t >= t_first && t <= t_first + span)
+                sum += u, m++;
+        }
+        if (m)
+            json_array_append_new(du, json_pack("{s:i,s:f,s:i}", "gpu", d, "fraction", sum / (double)m / 100.0,
+                                                "samples", (json_int_t)m));
+    }
+    if (json_array_size(du))
+        json_object_set_new(pb, "device_busy", du);
+    else
+        json_decref(du);
     json_object_set_new(c->J, "prove_busy", pb);
 }
 

@@ -260,16 +260,31 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
     if (isfinite(r->s_per_proof))
         fprintf(f, "timing       %.3f s per proof\n", r->s_per_proof);
     const json_t *busy = json_object_get(J, "prove_busy");
+    bool gpu_run = busy && strcmp(json_string_value(json_object_get(busy, "backend")), "gpu") == 0;
     if (busy && isfinite(r->prove_busy))
-        fprintf(f, "busy         %s busy %.0f%% of the work: H or an MSM running %.1f of %.1f s\n",
-                strcmp(json_string_value(json_object_get(busy, "backend")), "gpu") == 0 ? "GPU" : "prover",
-                100 * r->prove_busy, jv(busy, "busy_s"), jv(busy, "span_s"));
+        fprintf(f, "busy         prover busy %.0f%% of the work: H or an MSM running %.1f of %.1f s (host-side "
+                   "stage rows%s)\n",
+                100 * r->prove_busy, jv(busy, "busy_s"), jv(busy, "span_s"),
+                gpu_run ? ", lock waits included: not the device's own figure" : "");
+    const json_t *dbusy = busy ? json_object_get(busy, "device_busy") : NULL;
+    if (json_array_size(dbusy)) {
+        size_t k;
+        const json_t *dv;
+        fprintf(f, "busy         device busy (NVML utilisation over the same span):");
+        json_array_foreach(dbusy, k, dv) fprintf(f, "%s GPU %lld %.0f%% (%lld samples)", k ? "," : "",
+                                                 (long long)json_integer_value(json_object_get(dv, "gpu")),
+                                                 100 * jv(dv, "fraction"),
+                                                 (long long)json_integer_value(json_object_get(dv, "samples")));
+        fprintf(f, "\n");
+    } else if (gpu_run && isfinite(r->prove_busy)) {
+        fprintf(f, "busy         device busy: not measured (samples.csv has no gpu<d>_util: NVML absent)\n");
+    }
     const json_t *devices = busy && isfinite(r->prove_busy) ? json_object_get(busy, "devices") : NULL;
     if (json_array_size(devices)) {
         /* the union above counts a moment once, whichever device worked */
         size_t k;
         const json_t *dv;
-        fprintf(f, "busy         per GPU:");
+        fprintf(f, "busy         prover busy per GPU:");
         json_array_foreach(devices, k, dv) fprintf(f, "%s GPU %lld %.0f%% (%.1f of %.1f s)", k ? "," : "",
                                                    (long long)json_integer_value(json_object_get(dv, "gpu")),
                                                    100 * jv(dv, "fraction"), jv(dv, "busy_s"), jv(dv, "span_s"));

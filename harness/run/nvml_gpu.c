@@ -7,7 +7,10 @@
  *   nvmlProcessInfo_t (the _v2 and _v3 process queries alike): {unsigned
  *     int pid; unsigned long long usedGpuMemory; unsigned int
  *     gpuInstanceId, computeInstanceId}, usedGpuMemory ~0ull when the
- *     driver cannot tell (NVML_VALUE_NOT_AVAILABLE).
+ *     driver cannot tell (NVML_VALUE_NOT_AVAILABLE);
+ *   nvmlUtilization_t: {unsigned int gpu, memory}, percent of the last
+ *     sample period with a kernel running (gpu) or memory being read or
+ *     written (memory).
  */
 #define _GNU_SOURCE
 #include "harness/run/nvml_gpu.h"
@@ -34,8 +37,13 @@ struct nvml_process {
     unsigned int gpu_instance_id, compute_instance_id;
 };
 
+struct nvml_utilization {
+    unsigned int gpu, memory;
+};
+
 struct nvml_gpu {
     void *lib;
+    int (*util)(nvml_device_t, struct nvml_utilization *); /* optional: NULL, no gpu<d>_util */
     int (*init)(void);
     int (*shutdown)(void);
     int (*count)(unsigned int *);
@@ -74,6 +82,7 @@ int nvml_gpu_open(nvml_gpu_t **ret, char *err, size_t errlen)
     *(void **)&g->procs = dlsym(g->lib, "nvmlDeviceGetComputeRunningProcesses_v3");
     if (!g->procs)
         *(void **)&g->procs = dlsym(g->lib, "nvmlDeviceGetComputeRunningProcesses_v2");
+    *(void **)&g->util = dlsym(g->lib, "nvmlDeviceGetUtilizationRates");
     if (!g->init || !g->shutdown || !g->count || !g->handle || !g->memory || !g->procs) {
         rc = fail(err, errlen, -ENOENT, "libnvidia-ml.so.1 lacks an NVML function");
         goto fail;
@@ -105,6 +114,11 @@ unsigned nvml_gpu_count(const nvml_gpu_t *g)
     return g->n;
 }
 
+bool nvml_gpu_has_util(const nvml_gpu_t *g)
+{
+    return g && g->util;
+}
+
 static bool watched(pid_t pid, const pid_t *pids, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -121,6 +135,8 @@ int nvml_gpu_read(nvml_gpu_t *g, const pid_t *pids, size_t n_pids, struct nvml_g
         struct nvml_memory mem;
         if (g->memory(g->dev[d], &mem) == NVML_OK)
             out->device_used[d] = mem.used;
+        struct nvml_utilization u;
+        out->util[d] = g->util && g->util(g->dev[d], &u) == NVML_OK && u.gpu <= 100 ? (int)u.gpu : -1;
         /* the list can grow between the size query and the read: retry */
         for (int tries = 0; tries < 4; tries++) {
             unsigned int cnt = g->buf_cap;
@@ -141,6 +157,20 @@ int nvml_gpu_read(nvml_gpu_t *g, const pid_t *pids, size_t n_pids, struct nvml_g
             g->buf = b;
             g->buf_cap = cap;
         }
+    }
+    return 0;
+}
+
+int nvml_gpu_read_util(nvml_gpu_t *g, int util[NVML_GPU_MAX])
+{
+    for (unsigned d = 0; d < NVML_GPU_MAX; d++)
+        util[d] = -1;
+    if (!g->util)
+        return -ENOENT;
+    for (unsigned d = 0; d < g->n; d++) {
+        struct nvml_utilization u;
+        if (g->util(g->dev[d], &u) == NVML_OK && u.gpu <= 100)
+            util[d] = (int)u.gpu;
     }
     return 0;
 }

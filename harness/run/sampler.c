@@ -45,6 +45,9 @@ struct sampler {
     size_t epoch_mib[4], epoch_miblen;
     size_t page;
     int gpus;
+    /* a batch on the GPU: NVML opened here for gpu<d>_util (NULL: no NVML,
+     * or no utilisation query: the columns are absent) */
+    nvml_gpu_t *own_nvml;
     char *buf; /* /proc reads */
     size_t buf_cap;
     proc_tree_t *tree; /* watch: the processes read each tick */
@@ -222,6 +225,17 @@ static void gpu_read(sampler_t *s, sample_t *out)
     out->gpu.n = s->cfg.n_gpu_devices;
 }
 
+/* gpu.util[i] of the i-th listed device, from NVML's device of that index */
+static void util_read(sampler_t *s, sample_t *out)
+{
+    int util[NVML_GPU_MAX];
+    bool ok = nvml_gpu_read_util(s->own_nvml, util) == 0;
+    for (unsigned i = 0; i < s->cfg.n_gpu_devices; i++) {
+        int d = s->cfg.gpu_devices[i];
+        out->gpu.util[i] = ok && d >= 0 && (unsigned)d < nvml_gpu_count(s->own_nvml) ? util[d] : -1;
+    }
+}
+
 int sampler_read(sampler_t *s, sample_t *out)
 {
     pthread_mutex_lock(&s->read_lock);
@@ -240,6 +254,8 @@ int sampler_read(sampler_t *s, sample_t *out)
         je_read(s, out);
         if (s->gpus)
             gpu_read(s, out);
+        if (s->own_nvml)
+            util_read(s, out);
         if (s->self && s->cfg.occupancy)
             s->cfg.occupancy(s->cfg.ctx, out->occ);
         out->tick_us = (now_s() - t0) * 1e6;
@@ -282,6 +298,9 @@ void sampler_write_header_cfg(FILE *csv, const struct sampler_config *cfg)
           csv);
     for (unsigned i = 0; !cfg->tree && cfg->gpu && i < cfg->n_gpu_devices; i++)
         fprintf(csv, ",gpu%d_used", cfg->gpu_devices[i]);
+    /* NVML's index d is taken for CUDA's device d (docs/diagnosis.md, "Busy") */
+    for (unsigned i = 0; !cfg->tree && cfg->gpu && nvml_gpu_has_util(cfg->nvml) && i < cfg->n_gpu_devices; i++)
+        fprintf(csv, ",gpu%d_util", cfg->gpu_devices[i]);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         fprintf(csv, ",live_%s", mem_kind_name((enum mem_kind)k));
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
@@ -291,8 +310,11 @@ void sampler_write_header_cfg(FILE *csv, const struct sampler_config *cfg)
         fputs(",smaps_pss,smaps_anon,smaps_swap", csv);
     if (cfg->tree) {
         fputs(",n_procs,cg_current,cg_peak,cg_anon,cg_file,cg_shmem,cg_oom_kill", csv);
-        for (unsigned d = 0; cfg->nvml && d < nvml_gpu_count(cfg->nvml); d++)
+        for (unsigned d = 0; cfg->nvml && d < nvml_gpu_count(cfg->nvml); d++) {
             fprintf(csv, ",gpu%u_used,gpu%u_device_used", d, d);
+            if (nvml_gpu_has_util(cfg->nvml))
+                fprintf(csv, ",gpu%u_util", d);
+        }
     }
     fputc('\n', csv);
     fflush(csv);
@@ -317,10 +339,16 @@ static int watch_columns(const sampler_t *s, const sample_t *x, char *line, size
         n += snprintf(line + n, cap - (size_t)n, ",,,,");
     if (x->cg_ok && c->has_oom_kill)
         n += snprintf(line + n, cap - (size_t)n, "%llu", (unsigned long long)c->oom_kill);
-    for (unsigned d = 0; s->cfg.nvml && d < nvml_gpu_count(s->cfg.nvml); d++)
+    bool util = nvml_gpu_has_util(s->cfg.nvml);
+    for (unsigned d = 0; s->cfg.nvml && d < nvml_gpu_count(s->cfg.nvml); d++) {
         n += x->gpu_ok ? snprintf(line + n, cap - (size_t)n, ",%llu,%llu", (unsigned long long)x->gpu.used[d],
                                   (unsigned long long)x->gpu.device_used[d])
                        : snprintf(line + n, cap - (size_t)n, ",,");
+        if (util && x->gpu_ok && x->gpu.util[d] >= 0)
+            n += snprintf(line + n, cap - (size_t)n, ",%d", x->gpu.util[d]);
+        else if (util)
+            n += snprintf(line + n, cap - (size_t)n, ",");
+    }
     return n;
 }
 
@@ -377,6 +405,9 @@ static void write_row(sampler_t *s, const sample_t *x)
                                : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
     for (unsigned i = 0; !s->tree && s->cfg.gpu && i < s->cfg.n_gpu_devices; i++)
         n += snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
+    for (unsigned i = 0; !s->tree && s->cfg.gpu && nvml_gpu_has_util(s->cfg.nvml) && i < s->cfg.n_gpu_devices; i++)
+        n += x->gpu.util[i] >= 0 ? snprintf(line + n, sizeof line - n, ",%d", x->gpu.util[i])
+                                 : snprintf(line + n, sizeof line - n, ",");
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
                      : snprintf(line + n, sizeof line - n, ",");
@@ -450,6 +481,7 @@ static void sampler_free(sampler_t *s)
     if (s->pids)
         procps_pids_unref(&s->pids);
     proc_tree_free(s->tree);
+    nvml_gpu_close(s->own_nvml);
     free(s->tree_pids);
     if (s->status_fd >= 0)
         close(s->status_fd);
@@ -508,6 +540,14 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     je_init(s);
     if (cfg->gpu && kernels_device_count(&s->gpus) != 0)
         s->gpus = 0;
+    if (s->self && cfg->gpu && cfg->n_gpu_devices && !cfg->nvml && !getenv("ZKBENCH_NO_NVML")) {
+        char nerr[128];
+        if (nvml_gpu_open(&s->own_nvml, nerr, sizeof nerr) == 0 && !nvml_gpu_has_util(s->own_nvml)) {
+            nvml_gpu_close(s->own_nvml);
+            s->own_nvml = NULL;
+        }
+        s->cfg.nvml = s->own_nvml; /* the header and the rows see it */
+    }
     sample_t x;
     if ((rc = sampler_read(s, &x)) < 0)
         goto fail;

@@ -350,7 +350,7 @@ if not pb or abs(pb["fraction"] - 0.8) > 1e-9 or abs(pb["busy_s"] - 0.4) > 1e-9 
         or pb["stages"] != 5:
     fail("prove_busy of hand-made rows: %r, expected fraction 0.8, 0.4 of 0.5 s, 5 stages" % (pb,))
 rc, o, err = run("analyze", busy_run)
-if rc != 0 or "busy 80% of the work: H or an MSM running 0.4 of 0.5 s" not in o:
+if rc != 0 or "prover busy 80% of the work: H or an MSM running 0.4 of 0.5 s" not in o:
     fail("analyze's text lacks the busy line: exit %d\n%s" % (rc, o))
 # ---- prove_busy per device: a --gpus 0,1 run; prove worker i works on the
 # (i mod 2)-th device. GPU 0 (prove0, prove2): [100, 200] + [150, 260] +
@@ -380,8 +380,36 @@ if not pb or abs(pb["fraction"] - 0.64) > 1e-9 or len(got) != 2 or any(
         g[0] != w[0] or g[4] != w[4] or any(abs(g[k] - w[k]) > 1e-9 for k in (1, 2, 3)) for g, w in zip(got, want)):
     fail("prove_busy per device of hand-made rows: %r, expected 0.64 overall and %r" % (pb, want))
 rc, o, err = run("analyze", two_run)
-if rc != 0 or "busy         per GPU: GPU 0 52% (0.3 of 0.5 s), GPU 1 55% (0.1 of 0.2 s)" not in o:
+if rc != 0 or "busy         prover busy per GPU: GPU 0 52% (0.3 of 0.5 s), GPU 1 55% (0.1 of 0.2 s)" not in o:
     fail("analyze's text lacks the per-GPU busy line: exit %d\n%s" % (rc, o))
+if "device_busy" in (pb or {}) or "device busy: not measured" not in o:
+    fail("a GPU run without gpu<d>_util: device busy %r, text %r" % ((pb or {}).get("device_busy"), o[-400:]))
+
+
+# ---- device busy: NVML's gpu<d>_util averaged over the heavy rows' span
+# [100, 600] ms; outside it the values are planted to be wrong ----
+def util_columns(d):
+    two_gpu_rows(d)
+    p = os.path.join(d, "samples.csv")
+    with open(p) as f:
+        lines = f.read().splitlines()
+    out = [lines[0] + ",gpu0_util,gpu1_util"]
+    for line in lines[1:]:
+        t = float(line.split(",")[0])
+        inside = 100 <= t <= 600
+        out.append(line + (",50,20" if inside else ",99,99"))
+    with open(p, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+util_run = broken("util", util_columns)
+j = analyze(util_run)
+db = (j or {}).get("prove_busy", {}).get("device_busy")
+if not db or [(x["gpu"], round(x["fraction"], 9)) for x in db] != [(0, 0.5), (1, 0.2)]:
+    fail("device busy from gpu<d>_util: %r, expected GPU 0 50%%, GPU 1 20%% over the span" % (db,))
+rc, o, err = run("analyze", util_run)
+if rc != 0 or "device busy (NVML utilisation over the same span): GPU 0 50%" not in o or "prover busy" not in o:
+    fail("analyze's text lacks the device busy line: exit %d\n%s" % (rc, o[-600:]))
 if "devices" in (analyze(busy_run) or {}).get("prove_busy", {}):
     fail("a one-device run's prove_busy has devices")
 

@@ -5,7 +5,9 @@
  * processes of each device come from the file named by FAKE_NVML_PROCS,
  * re-read on every call: lines "DEVICE PID BYTES", BYTES "na" for NVML's
  * "not available". FAKE_NVML_INIT_FAIL=1 makes nvmlInit_v2 fail. Built a
- * second time with FAKE_NVML_V2_ONLY, it lacks the _v3 process query.
+ * second time with FAKE_NVML_V2_ONLY, it lacks the _v3 process query and
+ * the utilisation query. Device d is busy (d + 1) * 30 percent of the time
+ * (nvmlDeviceGetUtilizationRates: 30 and 60).
  * FAKE_NVML_CALLS names a file that gets a line per process query with the
  * symbol used, so the test can see which one was called.
  */
@@ -76,6 +78,23 @@ static int index_of(void *dev)
             return i;
     return -1;
 }
+
+#ifndef FAKE_NVML_V2_ONLY
+struct fake_utilization {
+    unsigned int gpu, memory;
+};
+
+int nvmlDeviceGetUtilizationRates(void *dev, struct fake_utilization *u);
+int nvmlDeviceGetUtilizationRates(void *dev, struct fake_utilization *u)
+{
+    int d = index_of(dev);
+    if (d < 0 || !u)
+        return 2;
+    u->gpu = (unsigned)(d + 1) * 30;
+    u->memory = 10;
+    return 0;
+}
+#endif
 
 int nvmlDeviceGetMemoryInfo(void *dev, struct fake_memory *m)
 {

@@ -70,9 +70,16 @@ GIB = 1 << 30
 hdr = open(d + "/samples.csv").readline().strip().split(",")
 rows = list(csv.DictReader(open(d + "/samples.csv")))
 bad = []
-want_tail = ["gpu0_used", "gpu0_device_used", "gpu1_used", "gpu1_device_used"]
-if hdr[-4:] != want_tail or hdr[-11:-4] != ["n_procs", "cg_current", "cg_peak", "cg_anon", "cg_file", "cg_shmem", "cg_oom_kill"]:
-    bad.append("header ends %s" % hdr[-11:])
+# NVML's utilisation as gpu<d>_util where the library has the query (the
+# v2-only fake lacks it: no column, not an empty one)
+util = "v2" not in label
+want_tail = (["gpu0_used", "gpu0_device_used", "gpu0_util", "gpu1_used", "gpu1_device_used", "gpu1_util"] if util
+             else ["gpu0_used", "gpu0_device_used", "gpu1_used", "gpu1_device_used"])
+k = len(want_tail)
+if hdr[-k:] != want_tail or hdr[-k - 7:-k] != ["n_procs", "cg_current", "cg_peak", "cg_anon", "cg_file", "cg_shmem", "cg_oom_kill"]:
+    bad.append("header ends %s" % hdr[-k - 7:])
+if util and any((r["gpu0_util"], r["gpu1_util"]) != ("30", "60") for r in rows):
+    bad.append("gpu<d>_util %s, expected the fake's 30 and 60" % sorted({(r["gpu0_util"], r["gpu1_util"]) for r in rows}))
 # the program holds 0.8 s after listing: the last 0.5 s are after it
 end = float(rows[-1]["t_ms"])
 first, late = rows[0], [r for r in rows if float(r["t_ms"]) > end - 500 and int(r["n_procs"]) == 2]
