@@ -36,6 +36,7 @@
 #define WATCH_SIGNIFICANCE 1.45  /* x the 95% half-width, as in analyze.c */
 #define WATCH_MIN_GROWTH (1.0 * MIB) /* over the fitted floors */
 #define WATCH_NOISE_FACTOR 4.0   /* the growth must pass this many residual sd */
+#define WATCH_MIN_GROWTH_SHARE 0.005 /* and this share of the floors' level */
 #define WATCH_TAIL_SHARE (1.0 / 3) /* the last third grows at >= this share of the slope */
 #define WATCH_MIN_FLOORS 4
 #define WATCH_WINDOWS 16
@@ -183,7 +184,9 @@ typedef struct {
     double tail, tail_lo, tail_hi, tail_sd; /* the last third */
     double growth_late;                  /* g times the span of the last two thirds */
     double span_late;                    /* that span, in x (proofs or seconds) */
+    double span_tail;                    /* the last third's span */
     double rise;                         /* median floor of the last third - of the first three */
+    double noise;                        /* the floors' robust sd, from successive differences */
     double bound_at;                     /* x where a bounded series reached 90% of its rise */
     bool fitted, significant, continues, leak, grew, bounded;
 } growth_t;
@@ -214,10 +217,13 @@ static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
     G->fitted = true;
     G->span_late = x[m - 1] - x[la];
     G->growth_late = G->g * G->span_late;
-    G->significant = G->g - WATCH_SIGNIFICANCE * (G->g - G->g_lo) > 0 && G->growth_late >= WATCH_MIN_GROWTH &&
+    /* growth that matters: >= 1 MiB and >= 0.5% of the floors' level (a
+     * 675 MiB program whose floors drifted 1.2 MiB read as a leak) */
+    G->significant = G->g - WATCH_SIGNIFICANCE * (G->g - G->g_lo) > 0 &&
+                     G->growth_late >= fmax(WATCH_MIN_GROWTH, WATCH_MIN_GROWTH_SHARE * fabs(f[la])) &&
                      G->growth_late >= WATCH_NOISE_FACTOR * G->g_sd;
-    G->continues = isfinite(G->tail) && G->tail >= WATCH_TAIL_SHARE * G->g;
-    G->leak = G->significant && G->continues;
+    /* exact floors that stopped (a traced cache site) have tail 0: no growth */
+    G->continues = isfinite(G->tail) && G->tail > 0 && G->tail >= WATCH_TAIL_SHARE * G->g;
     /* grew: the last third's floors sit above the first ones by more than
      * the floors' own noise (from successive differences, so that a step
      * does not count as noise); without a leak that is a bound reached */
@@ -231,8 +237,20 @@ static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
     }
     double rise = end - head;
     G->rise = rise;
+    G->noise = noise;
     G->grew = rise >= WATCH_MIN_GROWTH && rise >= 2 * WATCH_NOISE_FACTOR * noise;
-    G->bounded = !G->leak && G->grew;
+    /* a leak also raises the floors from the first to the last third: a
+     * slope found in autocorrelated noise alone does not (the verdict
+     * panel: a noisy steady program read as a 1 MiB/s leak, its last
+     * floors level with its first) */
+    G->leak = G->significant && G->continues && rise >= fmax(WATCH_MIN_GROWTH, 2 * noise);
+    /* a bound reached: the growth stopped, not one that goes on unproven
+     * (the verdict panel: a slow leak read as a bounded cache): the last
+     * third adds less than max(3 noise, 10% of the rise) */
+    double span_tail = x[m - 1] - x[ta];
+    G->span_tail = span_tail;
+    bool stopped = !isfinite(G->tail) || G->tail * span_tail < fmax(3 * noise, 0.1 * rise);
+    G->bounded = !G->leak && G->grew && stopped;
     if (G->bounded)
         for (size_t k = 0; k < m; k++)
             if (f[k] >= head + 0.9 * rise) {
@@ -284,7 +302,33 @@ typedef struct {
     double *floors;
     growth_t G;
     double peak, end, base;
+    double swing; /* median over the intervals of (highest - lowest sample): the cycle's amplitude */
 } wlayer_t;
+
+/* The tick (ms) and, with proof boundaries, the mean cycle (s; NAN
+ * without), and whether the tick is coarser than a tenth of the cycle. */
+static bool watch_coarse(double *tick_ms, double *cycle_s, const cycles_t *C, const double *t, size_t n,
+                         const json_t *cfg)
+{
+    double tick = jnum_get(cfg, "sample_ms");
+    if (!(tick > 0) && n >= 2)
+        tick = (t[n - 1] - t[0]) / (double)(n - 1);
+    double cycle = NAN;
+    if (C->per_proof && C->n_marks >= 2)
+        cycle = (C->marks[C->n_marks - 1] - C->marks[0]) / 1000.0 / (double)(C->n_marks - 1);
+    *tick_ms = tick;
+    *cycle_s = cycle;
+    return isfinite(cycle) && tick > 0 && cycle * 1000 < WATCH_SAMPLES_PER_CYCLE * tick;
+}
+
+/* Whether "bounded" (growth that stopped) is shown: the rise stands out of
+ * the floors' scatter, and the tick resolves the cycle's valleys (the
+ * verdict panel: leaks sampled coarsely read as caches). */
+static bool watch_bound_shown(const growth_t *G, const cycles_t *C, const double *t, size_t n, const json_t *cfg)
+{
+    double tick, cycle;
+    return G->rise >= WATCH_NOISE_FACTOR * G->g_sd && !watch_coarse(&tick, &cycle, C, t, n, cfg);
+}
 
 /* Whether the floors of the representative layer leave the question open:
  * too few to fit, or an interval that admits growth as large as a leak
@@ -292,26 +336,43 @@ typedef struct {
  * read "healthy" over 5 windows, CI -87 .. 91 MiB/s). Then R's verdict is
  * inconclusive, with why in R->reason (to be completed by the caller) and
  * what would decide in R->decide. */
-static bool watch_undecided(analyze_result_t *R, const growth_t *G, const cycles_t *C, const double *t, size_t n,
-                            const json_t *cfg, const char *layer, const char *unit)
+static bool watch_undecided(analyze_result_t *R, const growth_t *G, double swing, const cycles_t *C,
+                            const double *t, size_t n, const json_t *cfg, const char *layer, const char *unit)
 {
     char b1[32], b2[32];
-    bool few = !G->fitted;
-    bool wide = G->fitted && isfinite(G->g_hi) &&
-                G->g_hi * G->span_late >= fmax(WATCH_MIN_GROWTH, WATCH_NOISE_FACTOR * G->g_sd);
-    if (!few && !wide)
-        return false;
-    double tick = jnum_get(cfg, "sample_ms");
-    if (!(tick > 0) && n >= 2)
-        tick = (t[n - 1] - t[0]) / (double)(n - 1);
+    double tick, cycle; /* ms; s, from the proof boundaries */
+    bool is_coarse = watch_coarse(&tick, &cycle, C, t, n, cfg);
     double dur = n >= 2 ? (t[n - 1] - t[0]) / 1000.0 : 0;
-    double cycle = NAN; /* seconds, from the proof boundaries */
-    if (C->per_proof && C->n_marks >= 2)
-        cycle = (C->marks[C->n_marks - 1] - C->marks[0]) / 1000.0 / (double)(C->n_marks - 1);
+    /* without proof boundaries the windows need >= 4 samples each over
+     * WATCH_WINDOWS windows before "no growth" or "bounded" can be said */
+    bool few = !G->fitted || (!C->per_proof && n < 4 * WATCH_WINDOWS);
+    bool admits = G->fitted && isfinite(G->g_hi) && G->g_hi * G->span_late >= WATCH_MIN_GROWTH;
+    /* the interval admits growth beyond the floors' own noise */
+    bool wide = admits && G->g_hi * G->span_late >= WATCH_NOISE_FACTOR * G->g_sd;
+    /* a tick coarser than a tenth of the cycle misses the valleys: the
+     * "floors" are wherever the samples fell */
+    bool coarse = admits && is_coarse;
+    /* the floors of the last third sit above the first ones, and still
+     * rise, without proof either way */
+    bool rising = G->fitted && G->rise >= fmax(WATCH_MIN_GROWTH, 2 * G->noise);
+    /* floors that scatter by a quarter of the cycle's swing are not the
+     * valleys: the intervals were too short to hold one (the verdict
+     * panel: a sawtooth leak at 2 samples a cycle read "no growth") */
+    bool unresolved = admits && swing >= WATCH_MIN_GROWTH && G->noise >= 0.25 * swing;
+    /* the last third's floors rise beyond chance, whatever the whole fit
+     * says (the verdict panel: an aliased slow leak, its early floors taken
+     * inside the work) */
+    bool tail_rises = G->fitted && isfinite(G->tail_lo) && G->tail_lo > 0 &&
+                      G->tail * G->span_tail >= WATCH_MIN_GROWTH;
+    if (!few && !wide && !coarse && !rising && !unresolved && !tail_rises)
+        return false;
     R->verdict = ANALYZE_INCONCLUSIVE;
-    if (few)
+    if (few && !G->fitted)
         snprintf(R->reason, sizeof R->reason, "no growth can be measured: %zu samples gave %zu %s (at least %d are "
                  "needed)", n, C->m, C->per_proof ? "proof cycles" : "time windows", WATCH_MIN_FLOORS);
+    else if (few)
+        snprintf(R->reason, sizeof R->reason, "%zu samples without proof boundaries are too few to rule growth out "
+                 "(at least %d: %d windows of 4)", n, 4 * WATCH_WINDOWS, WATCH_WINDOWS);
     else
         snprintf(R->reason, sizeof R->reason, "the valley floors of %s do not prove growth, but their interval (%s .. "
                  "%s per %s over %zu %s) admits growth as large as a leak's", layer,
@@ -460,18 +521,26 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         double *fx = malloc((C.m + 1) * sizeof *fx);
         if (!fx)
             goto oom;
+        double *sw = malloc((C.m + 1) * sizeof *sw);
+        if (!sw) {
+            free(fx);
+            goto oom;
+        }
         size_t m = 0, i = 0;
         for (size_t k = 0; k < C.m; k++) {
-            double mn = INFINITY;
+            double mn = INFINITY, mx = -INFINITY;
             while (i < n && (C.per_proof ? t[i] <= C.a[k] : t[i] < C.a[k]))
                 i++;
             for (size_t j = i; j < n && t[j] <= C.b[k]; j++)
-                mn = fmin(mn, W->y[j]);
+                mn = fmin(mn, W->y[j]), mx = fmax(mx, W->y[j]);
             if (isfinite(mn)) {
                 fx[m] = C.x[k];
+                sw[m] = mx - mn;
                 W->floors[m++] = mn;
             }
         }
+        W->swing = m ? analyze_median(sw, m) : 0;
+        free(sw);
         growth_of(&W->G, fx, W->floors, m);
         W->base = m ? W->floors[0] : W->y[0];
         free(fx);
@@ -490,7 +559,11 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
 
     /* -- the leak: the first candidate layer whose floors keep rising -- */
     int leak_l = -1;
-    for (int l = 0; l < WL_COUNT; l++)
+    /* sampled layers without proof boundaries: a rate over fewer than
+     * WATCH_WINDOWS windows of 4 samples is no rate (the verdict panel: a
+     * plateau read as a leak over 37 samples); traced sites are exact */
+    bool enough = C.per_proof || n >= 4 * WATCH_WINDOWS;
+    for (int l = 0; l < WL_COUNT && enough; l++)
         if (L[l].present && wl_candidate[l] && L[l].G.leak) {
             leak_l = l;
             break;
@@ -627,7 +700,8 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         const growth_t *Gb = NULL;
         int lb = -1;
         for (int l = 0; l < WL_COUNT && !Gb; l++)
-            if (L[l].present && wl_candidate[l] && L[l].G.bounded)
+            if (L[l].present && wl_candidate[l] && L[l].G.bounded && watch_bound_shown(&L[l].G, &C, t, n, cfg) &&
+                (C.per_proof || n >= 4 * WATCH_WINDOWS))
                 Gb = &L[l].G, lb = l;
         if (Gb)
             snprintf(why, sizeof why, "bounded: %s grew %s, then stopped (reached 90%% of it at %s %.*f; last third "
@@ -655,7 +729,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
                          analyze_fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, why);
             snprintf(R.headline, sizeof R.headline, "capacity: peak RSS %s above %s",
                      analyze_fmt_bytes(b1, sizeof b1, R.peak_rss), analyze_fmt_bytes(b2, sizeof b2, R.limit_rss));
-        } else if (!Gb && watch_undecided(&R, Gr, &C, t, n, cfg, wl_name[rep], unit)) {
+        } else if (!Gb && watch_undecided(&R, Gr, L[rep].swing, &C, t, n, cfg, wl_name[rep], unit)) {
             char reason[sizeof R.reason];
             snprintf(reason, sizeof reason, "%.900s%s%s; peak RSS %s", R.reason, floors_part[0] ? "; " : "",
                      floors_part, analyze_fmt_bytes(b1, sizeof b1, R.peak_rss));
