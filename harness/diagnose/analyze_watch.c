@@ -223,7 +223,8 @@ static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
                      G->growth_late >= fmax(WATCH_MIN_GROWTH, WATCH_MIN_GROWTH_SHARE * fabs(f[la])) &&
                      G->growth_late >= WATCH_NOISE_FACTOR * G->g_sd;
     /* exact floors that stopped (a traced cache site) have tail 0: no growth */
-    G->continues = isfinite(G->tail) && G->tail > 0 && G->tail >= WATCH_TAIL_SHARE * G->g;
+    G->continues = isfinite(G->tail) && G->tail > 0 && G->tail >= WATCH_TAIL_SHARE * G->g &&
+                   isfinite(G->tail_lo) && G->tail_lo > 0;
     /* grew: the last third's floors sit above the first ones by more than
      * the floors' own noise (from successive differences, so that a step
      * does not count as noise); without a leak that is a bound reached */
@@ -249,7 +250,8 @@ static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
      * third adds less than max(3 noise, 10% of the rise) */
     double span_tail = x[m - 1] - x[ta];
     G->span_tail = span_tail;
-    bool stopped = !isfinite(G->tail) || G->tail * span_tail < fmax(3 * noise, 0.1 * rise);
+    bool stopped = !isfinite(G->tail) || (G->tail * span_tail < fmax(3 * noise, 0.1 * rise) &&
+                                          !(G->tail_hi * span_tail >= 0.25 * rise && G->tail_hi > 0));
     G->bounded = !G->leak && G->grew && stopped;
     if (G->bounded)
         for (size_t k = 0; k < m; k++)
