@@ -108,3 +108,17 @@ void kernels_host_free(void *p)
     memcpy(&b, (char *)p - HOST_HEADER, sizeof b);
     kbuf_free(&b);
 }
+
+int kernels_host_register(void *p, size_t bytes)
+{
+    if (!p || bytes == 0)
+        return -EINVAL;
+    return CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+}
+
+int kernels_host_unregister(void *p)
+{
+    if (!p)
+        return -EINVAL;
+    return CUDA_CHECK(cudaHostUnregister(p));
+}

@@ -264,6 +264,12 @@ int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
  */
 int kernels_host_alloc(void **ret, size_t bytes);
 void kernels_host_free(void *p);
+/* Page-locks bytes of existing host memory at p (cudaHostRegister), so the
+ * GPU copies from it directly: a prover's a, b, c evaluations, pinned while
+ * they are computed. Nothing is allocated (the hook sees nothing). 0 or
+ * -errno; kernels_host_unregister undoes it before the memory is freed. */
+int kernels_host_register(void *p, size_t bytes);
+int kernels_host_unregister(void *p);
 
 /*
  * The scratch one MSM call of this shape takes, as it would reserve it

@@ -160,13 +160,15 @@ typedef struct groth16_pending groth16_pending_t;
  */
 typedef struct {
     fr_t *a, *b, *c;
+    bool pinned; /* page-locked for the GPU backend (backend_host_pin) */
 } groth16_abc_t;
 
 /* Evaluates a, b, c from the witness w (r1cs_num_vars elements) on
- * `threads` threads. 0, -EINVAL (w[0] != 1), -ENOMEM (nothing left
- * allocated). */
+ * `threads` threads; with a GPU backend (not NULL) into page-locked memory
+ * when the driver allows, so H's uploads need no staging copies. 0,
+ * -EINVAL (w[0] != 1), -ENOMEM (nothing left allocated). */
 int groth16_abc_eval(groth16_abc_t *ret, const groth16_shape_t *shape, const fr_t *w, unsigned threads,
-                     int proof, int partition);
+                     int proof, int partition, const backend_t *backend);
 /* Frees what is left of abc (members may be NULL) and clears it. */
 void groth16_abc_free(groth16_abc_t *abc);
 
