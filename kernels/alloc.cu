@@ -113,7 +113,10 @@ int kernels_host_register(void *p, size_t bytes)
 {
     if (!p || bytes == 0)
         return -EINVAL;
-    return CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+    int rc = CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+    if (rc < 0)
+        (void)cudaGetLastError(); /* not sticky: a later check must not see it */
+    return rc;
 }
 
 int kernels_host_unregister(void *p)

@@ -90,7 +90,8 @@ void backend_free(backend_t *be);
 /* Page-locks host memory the backend's devices will copy from (a
  * partition's a, b, c while they are computed), so uploads run straight
  * from it at the bus's speed instead of through staging copies on host
- * threads: 0 when pinned; -ENOTSUP on the CPU (be NULL), or the driver's
+ * threads: 0 when pinned; -ENOTSUP on the CPU (be NULL) and unless
+ * ZKBENCH_H_UPLOAD=pinned (an experiment until measured), or the driver's
  * error (the memory then stays pageable and is uploaded as before). The
  * memory must be unpinned (backend_host_unpin) before it is freed. */
 int backend_host_pin(const backend_t *be, void *p, size_t bytes);
