@@ -91,22 +91,6 @@ static int h_combine(dev_fr_t *a, const dev_fr_t *b, const dev_fr_t *c,
     return ntt_run(a, L, KERNELS_NTT_COSET_INVERSE, s);
 }
 
-int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
-                             void *stream)
-{
-    cudaStream_t s = (cudaStream_t)stream;
-    unsigned L;
-    int rc;
-    if (!d_a || !d_b || !d_c || (rc = h_log2(n, &L)) < 0)
-        return -EINVAL;
-    if ((rc = h_to_coset((dev_fr_t *)d_a, L, s)) < 0 ||
-        (rc = h_to_coset((dev_fr_t *)d_b, L, s)) < 0 ||
-        (rc = h_to_coset((dev_fr_t *)d_c, L, s)) < 0)
-        return rc;
-    return h_combine((dev_fr_t *)d_a, (const dev_fr_t *)d_b,
-                     (const dev_fr_t *)d_c, L, s);
-}
-
 /* ---- the per-worker workspace ---- */
 
 /* Scalars per staging copy: 64 MiB, large enough that a copy runs at the

@@ -175,10 +175,6 @@ int kernels_ntt_bench(unsigned log_n, enum kernels_ntt_dir dir, int reps,
  */
 int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
                       size_t n);
-/* The same on device arrays, queued on stream: h replaces d_a; d_b and d_c
- * are clobbered. */
-int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
-                             void *stream);
 
 /*
  * A prover worker's workspace on the current device: a, b and c of a

@@ -120,15 +120,6 @@ int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
     return -ENODEV;
 }
 
-int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
-                             void *stream)
-{
-    (void)stream;
-    if (!d_a || !d_b || !d_c || n == 0 || (n & (n - 1)))
-        return -EINVAL;
-    return -ENODEV;
-}
-
 int kernels_set_device(int dev)
 {
     (void)dev;

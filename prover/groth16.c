@@ -29,7 +29,7 @@
 
 #include <time.h>
 
-#include "prover/curve/encode.h"
+#include "arith/curve/encode.h"
 #include "prover/mem.h"
 #include "prover/msm.h"
 #include "prover/parallel.h"

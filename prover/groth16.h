@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/curve/pairing.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/curve/pairing.h"
 #include "prover/backend.h"
 #include "prover/dealloc.h"
 #include "prover/ntt.h"
@@ -233,7 +233,7 @@ int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs
                          size_t n, size_t n_inputs);
 
 /* Encodings of a proof (compressed, bellperson order). read: 0 or an
- * ENCODE_ERR_* code (prover/curve/encode.h). */
+ * ENCODE_ERR_* code (arith/curve/encode.h). */
 void groth16_proof_write(uint8_t out[GROTH16_PROOF_BYTES], const groth16_proof_t *proof);
 int groth16_proof_read(groth16_proof_t *proof, const uint8_t in[GROTH16_PROOF_BYTES]);
 
