@@ -148,7 +148,7 @@ const cli_cmd_t cli_cmd_watch = {
 static int read_series(const char *path, double **t, double **y, size_t *n)
 {
     static const char *const req[] = {"t_ms", "rss", NULL}, *const ext[] = {"rss", NULL};
-    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .max_rows = (size_t)1 << 17,
+    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .sparse_ok = true, .max_rows = (size_t)1 << 17,
                               .extreme_cols = ext};
     run_csv_t c;
     char err[512];

@@ -207,14 +207,19 @@ static int tree_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
-/* gpu_used: the listed devices (each into gpu.used[i] too), or every one */
+/* gpu_used: the listed devices (each into gpu.used[i] too), or every one;
+ * gpu_ok unless a read failed (the row's GPU cells then stay empty: a
+ * failed read is no 0 bytes, which would read as a valley floor) */
 static void gpu_read(sampler_t *s, sample_t *out)
 {
     unsigned n = s->cfg.n_gpu_devices ? s->cfg.n_gpu_devices : (unsigned)s->gpus;
+    out->gpu_ok = true;
     for (unsigned i = 0; i < n; i++) {
         size_t free_b = 0, total = 0;
         int dev = s->cfg.n_gpu_devices ? s->cfg.gpu_devices[i] : (int)i;
-        uint64_t used = kernels_device_mem(dev, &free_b, &total) == 0 ? total - free_b : 0;
+        bool ok = kernels_device_mem(dev, &free_b, &total) == 0;
+        out->gpu_ok = out->gpu_ok && ok;
+        uint64_t used = ok ? total - free_b : 0;
         if (s->cfg.n_gpu_devices)
             out->gpu.used[i] = used;
         out->gpu_used += used;
@@ -373,10 +378,12 @@ static void write_row(sampler_t *s, const sample_t *x)
     for (int i = 0; i < 8; i++)
         n += s->je_ok ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)je[i])
                       : snprintf(line + n, sizeof line - n, ",");
-    n += s->tree && !x->gpu_ok ? snprintf(line + n, sizeof line - n, ",")
-                               : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
+    bool gpu_missing = (s->tree || s->gpus) && !x->gpu_ok;
+    n += gpu_missing ? snprintf(line + n, sizeof line - n, ",")
+                     : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
     for (unsigned i = 0; !s->tree && s->cfg.gpu && i < s->cfg.n_gpu_devices; i++)
-        n += snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
+        n += gpu_missing ? snprintf(line + n, sizeof line - n, ",")
+                         : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
                      : snprintf(line + n, sizeof line - n, ",");
