@@ -531,9 +531,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
             reaped = true;
         if (cmd && reaped && (!t_first_sig || escalated || w->kill_after <= 0 || !watch_proc_group_alive(pid)))
             break;
-        if (!cmd && ((pid && watch_proc_ended(pid)) || (s && sampler_write_error(s) < 0))) {
-            /* --cgroup alone runs until SIGINT; a full disk ends a --pid or
-             * --cgroup watch (a command is waited for) */
+        if (!cmd && ((pid && watch_proc_ended(pid)) || (s && (sampler_write_error(s) < 0 || sampler_ended(s))))) {
+            /* --cgroup alone runs until SIGINT, or until its cgroup is
+             * gone past the grace; a full disk ends a --pid or --cgroup
+             * watch (a command is waited for) */
             break;
         }
         if (watch_stop) {

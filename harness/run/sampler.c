@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio_ext.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,6 +50,7 @@ struct sampler {
     size_t buf_cap;
     proc_tree_t *tree; /* watch: the processes read each tick */
     uint64_t tree_hwm; /* the largest VmHWM of any of them so far */
+    double cg_gone_s;  /* when the cgroup's reads began to fail (0: they do not) */
     pid_t *tree_pids;  /* their pids, for NVML */
     size_t cap_pids;
     pthread_mutex_t read_lock; /* buf, pids, fds: the thread's reads and sampler_read's callers */
@@ -61,6 +63,7 @@ struct sampler {
 
     pthread_t thread;
     atomic_bool stop;
+    atomic_bool ended; /* the thread stopped: nothing left to watch */
     pthread_mutex_t lock; /* latest, ticks, stats */
     sample_t latest;
     double *tick_us;
@@ -160,6 +163,20 @@ static int proc_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
+bool sampler_ended(sampler_t *s)
+{
+    return atomic_load(&s->ended);
+}
+
+double sampler_cgroup_grace_s(void)
+{
+    /* ZKBENCH_CGROUP_GRACE_S: for tests, which cannot wait half a minute */
+    const char *e = getenv("ZKBENCH_CGROUP_GRACE_S");
+    char *end;
+    double v = e && *e ? strtod(e, &end) : NAN;
+    return e && *e && *end == '\0' && v >= 0 && v <= 86400 ? v : SAMPLER_CGROUP_GRACE_S;
+}
+
 /* Watch: the process tree (and the cgroup's processes), summed; the
  * cgroup's values; NVML's per-process GPU memory. -ESRCH when nothing is
  * left to watch. */
@@ -175,8 +192,13 @@ static int tree_read(sampler_t *s, sample_t *out)
     int n = proc_tree_read(s->tree, extra, n_extra);
     if (n < 0)
         return n;
-    if (n == 0 && !out->cg_ok)
-        return -ESRCH; /* the processes ended (or the cgroup was removed) */
+    if (s->cfg.cgroup)
+        s->cg_gone_s = out->cg_ok ? 0 : s->cg_gone_s > 0 ? s->cg_gone_s : now_s();
+    /* the processes ended, or the cgroup has been gone for the grace (a
+     * restarted service's cgroup comes back within it: its files are
+     * reopened, and the rows between have empty cg_ cells) */
+    if (n == 0 && !out->cg_ok && (!s->cfg.cgroup || now_s() - s->cg_gone_s >= sampler_cgroup_grace_s()))
+        return -ESRCH;
     size_t np;
     const struct proc_tree_proc *p = proc_tree_procs(s->tree, &np);
     if (np > s->cap_pids) {
@@ -441,8 +463,10 @@ static void *sampler_main(void *arg)
         if (atomic_load(&s->stop))
             break;
         sample_t x;
-        if (sampler_read(s, &x) < 0)
-            break; /* the process is gone */
+        if (sampler_read(s, &x) < 0) {
+            atomic_store(&s->ended, true);
+            break; /* the process is gone (or the cgroup, past its grace) */
+        }
         record(s, &x);
         if (atomic_load(&s->write_err))
             break; /* samples.csv cannot take more rows: the owner asks sampler_write_error */
