@@ -35,6 +35,25 @@ static const char *const je_names[JE_COUNT] = {
     "stats.retained",  "stats.metadata", "stats.arenas.4096.pdirty", "stats.arenas.4096.pmuzzy",
 };
 
+/* Tick costs from 0.1 us to about 2 min in steps of 1 %. */
+#define TICK_BINS 2100
+#define TICK_MIN_US 0.1
+#define TICK_STEP 1.01
+
+static int tick_bin(double us)
+{
+    if (!(us > TICK_MIN_US))
+        return 0;
+    double b = log(us / TICK_MIN_US) / log(TICK_STEP);
+    return b >= TICK_BINS - 1 ? TICK_BINS - 1 : (int)b;
+}
+
+/* The geometric middle of bin i: within half a percent of any cost in it. */
+static double tick_bin_mid_us(int i)
+{
+    return TICK_MIN_US * pow(TICK_STEP, i + 0.5);
+}
+
 struct sampler {
     struct sampler_config cfg;
     pid_t pid;
@@ -66,8 +85,11 @@ struct sampler {
     atomic_bool ended; /* the thread stopped: nothing left to watch */
     pthread_mutex_t lock; /* latest, ticks, stats */
     sample_t latest;
-    double *tick_us;
-    size_t n_ticks, cap_ticks;
+    /* the ticks' cost as a histogram in steps of 1 %: the median in
+     * constant time and memory, however long the run (an array of every
+     * tick, copied and sorted for each console line, grew with the run) */
+    uint32_t tick_hist[TICK_BINS];
+    size_t n_ticks;
     uint64_t peak_rss;
 };
 
@@ -432,16 +454,10 @@ static void record(sampler_t *s, const sample_t *x)
     s->latest = *x;
     if (x->rss > s->peak_rss)
         s->peak_rss = x->rss;
-    if (s->n_ticks == s->cap_ticks) {
-        size_t cap = s->cap_ticks ? 2 * s->cap_ticks : 1024;
-        double *t = realloc(s->tick_us, cap * sizeof *t);
-        if (t) {
-            s->tick_us = t;
-            s->cap_ticks = cap;
-        }
-    }
-    if (s->n_ticks < s->cap_ticks)
-        s->tick_us[s->n_ticks++] = x->tick_us;
+    uint32_t *bin = &s->tick_hist[tick_bin(x->tick_us)];
+    if (*bin < UINT32_MAX)
+        (*bin)++;
+    s->n_ticks++;
     pthread_mutex_unlock(&s->lock);
     if (s->cfg.on_sample)
         s->cfg.on_sample(s->cfg.sample_ctx, x);
@@ -488,7 +504,6 @@ static void sampler_free(sampler_t *s)
         close(s->smaps_fd);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->read_lock);
-    free(s->tick_us);
     free(s->buf);
     free(s->procs_buf);
     free(s);
@@ -581,27 +596,20 @@ void sampler_latest(sampler_t *s, sample_t *out)
     pthread_mutex_unlock(&s->lock);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void sampler_stats(sampler_t *s, uint64_t *ticks, double *median_tick_us, uint64_t *peak_rss)
 {
     pthread_mutex_lock(&s->lock);
     *ticks = s->n_ticks;
     *peak_rss = s->peak_rss;
     *median_tick_us = 0;
-    if (s->n_ticks) {
-        double *copy = malloc(s->n_ticks * sizeof *copy);
-        if (copy) {
-            memcpy(copy, s->tick_us, s->n_ticks * sizeof *copy);
-            qsort(copy, s->n_ticks, sizeof *copy, cmp_double);
-            *median_tick_us = copy[s->n_ticks / 2];
-            free(copy);
+    uint64_t total = 0, seen = 0;
+    for (int i = 0; i < TICK_BINS; i++)
+        total += s->tick_hist[i];
+    for (int i = 0; i < TICK_BINS && total; i++)
+        if ((seen += s->tick_hist[i]) > total / 2) {
+            *median_tick_us = tick_bin_mid_us(i);
+            break;
         }
-    }
     pthread_mutex_unlock(&s->lock);
 }
 
