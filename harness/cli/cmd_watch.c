@@ -90,7 +90,9 @@ enum {
 
 static const cli_opt_t watch_opts[] = {
     {"pid", OPT_PID, "PID", "the process to watch, until it exits (or Ctrl-C)"},
-    {"smaps", OPT_SMAPS, NULL, "add smaps_rollup's Pss, Anonymous and Swap (of the top process)"},
+    {"smaps", OPT_SMAPS, NULL, "add smaps_rollup's Pss, Anonymous and Swap, summed over the watched\n"
+                               "processes (Pss counts a page they share once; the rss sum counts it\n"
+                               "in each)"},
     {"no-children", OPT_NO_CHILDREN, NULL, "the process alone, not its descendants"},
     {"cgroup", OPT_CGROUP, "PATH", "also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
                                    "such as system.slice/prover.service): its usage, peak, anon,\n"
@@ -129,8 +131,8 @@ const cli_cmd_t cli_cmd_watch = {
                 "zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] [--trace] -- CMD ARGS...\n"
                 "zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)",
     .about = "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
-             "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
-             "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
+             "and its descendants, VmHWM; with --smaps their smaps_rollup Pss/Anonymous/\n"
+             "Swap summed, shared pages once; with --gpu its GPU memory through NVML) into\n"
              "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
              "reports the trend: growth per second with a 95% interval, valley floors (the\n"
              "minimum between two marks or windows: rising floors mean growth that stays),\n"
