@@ -85,7 +85,7 @@ static void sig_name(char out[16], int sig)
 enum {
     OPT_PID = 'p', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_SMAPS = 's', OPT_GPU = 'g', OPT_MEM_LIMIT = 'M',
     OPT_FORCE = 'F', OPT_NO_CHILDREN = 'C', OPT_CGROUP = 'c', OPT_MARK = 'k', OPT_TRACE = 'T', OPT_TRACE_MIN = 'N',
-    OPT_QUIET = 'Q', OPT_KILL_AFTER = 'K', OPT_MARK_FILE = 'L',
+    OPT_QUIET = 'Q', OPT_KILL_AFTER = 'K', OPT_MARK_FILE = 'L', OPT_THIN_AFTER = 'A', OPT_THIN_INTERVAL = 'I',
 };
 
 static const cli_opt_t watch_opts[] = {
@@ -119,6 +119,10 @@ static const cli_opt_t watch_opts[] = {
     {"kill-after", OPT_KILL_AFTER, "S", "a SIGINT or SIGTERM to watch is passed on to the command's process\n"
                                         "group; S seconds later (default 10; 0: never) what is left of it\n"
                                         "gets SIGKILL"},
+    {"thin-after", OPT_THIN_AFTER, "S", "after S seconds (default 3600; 0: never) keep every sample only\n"
+                                        "around proof marks; elsewhere per --thin-interval the lowest and\n"
+                                        "highest RSS and the last (every floor and peak stays on disk)"},
+    {"thin-interval", OPT_THIN_INTERVAL, "S", "the interval of --thin-after, seconds (default 10)"},
     {"quiet", OPT_QUIET, NULL, "print only errors and the final verdict line"},
     CLI_OPTS_METRICS,
     {NULL, 0, NULL, NULL},
@@ -235,6 +239,7 @@ struct watch_opts {
     bool quiet;            /* --quiet: errors and the final verdict line only */
     uint64_t trace_min;    /* --trace-min */
     double kill_after;     /* --kill-after S: SIGKILL S s after a signal was passed on; 0: never */
+    double thin_after, thin_interval; /* --thin-after, --thin-interval: seconds */
     bool out_existed;      /* --out named a folder that was there (kept on a refusal) */
     metrics_t *metrics;    /* fed by the sampler; NULL: none */
 };
@@ -500,7 +505,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .smaps_rollup = w->smaps, .t0 = t0,
                                 .tree = true, .children = w->children, .procs_csv = procs, .cgroup = w->cg,
                                 .nvml = nvml, .proofs_done = w->mark ? watch_mark_counter(w->mark) : NULL,
-                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics};
+                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics,
+                                .thin_after_ms = w->thin_after * 1e3, .thin_interval_ms = w->thin_interval * 1e3};
     sampler_t *s = NULL;
     int status = 0, exit_code = 0;
     bool ended = false, reaped = false;
@@ -651,6 +657,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     json_object_set_new(json_object_get(root, "config"), "kill_after_s", json_real(w->kill_after));
+    json_object_set_new(json_object_get(root, "config"), "thin_after_s", json_real(w->thin_after));
+    json_object_set_new(json_object_get(root, "config"), "thin_interval_s", json_real(w->thin_interval));
     if (watch_signalled) {
         /* watch's own SIGINT/SIGTERM: which, how many, what it did with them */
         char sig1[16];
@@ -763,7 +771,7 @@ int cmd_watch(int argc, char **argv)
     bool children = true;
     const char *cgroup_arg = NULL, *mark_re = NULL, *mark_file = NULL;
     bool trace = false, trace_min_set = false, kill_after_set = false;
-    double kill_after = 10;
+    double kill_after = 10, thin_after = 3600, thin_interval = 10;
     uint64_t trace_min = 1u << 20;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
@@ -819,6 +827,18 @@ int cmd_watch(int argc, char **argv)
             kill_after_set = true;
             break;
         }
+        case OPT_THIN_AFTER:
+        case OPT_THIN_INTERVAL: {
+            char *end;
+            errno = 0;
+            double v = strtod(val, &end);
+            bool after = c == OPT_THIN_AFTER;
+            if (errno || end == val || *end || !(v >= 0 && v <= 31536000) || (!after && !(v >= 0.001)))
+                return cli_error(2, "watch: --%s must be seconds in %s..31536000, got '%s'",
+                                 after ? "thin-after" : "thin-interval", after ? "0" : "0.001", val);
+            *(after ? &thin_after : &thin_interval) = v;
+            break;
+        }
         case OPT_NO_CHILDREN: children = false; break;
         case OPT_CGROUP: cgroup_arg = val; break;
         case OPT_MARK: mark_re = val; break;
@@ -857,7 +877,8 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: %s", perr);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re, .mark_file = mark_file,
+                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re, .mark_file = mark_file, .thin_after = thin_after,
+                           .thin_interval = thin_interval,
                            .trace = trace, .trace_min = trace_min, .quiet = quiet, .kill_after = kill_after,
                            .out_existed = out && access(out, F_OK) == 0};
     int rc = watch_inputs_open(&w, cgroup_arg);

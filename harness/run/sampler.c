@@ -1,6 +1,7 @@
 /* The sampler thread; see sampler.h. */
 #define _GNU_SOURCE
 #include "harness/run/sampler.h"
+#include "harness/run/sample_thin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +92,8 @@ struct sampler {
     uint32_t tick_hist[TICK_BINS];
     size_t n_ticks;
     uint64_t peak_rss;
+    sample_thin_t *thin; /* after cfg.thin_after_ms: rows by interval, or NULL */
+    uint64_t last_done;  /* proofs_done of the last tick recorded */
 };
 
 static double now_s(void)
@@ -401,62 +404,79 @@ static void csv_append(sampler_t *s, FILE *f, off_t *good, const char *buf, size
     *good = ftello(f);
 }
 
-/* This tick's procs.csv rows, whole or none. */
-static void write_procs(sampler_t *s, double t_ms)
+/* This tick's procs.csv rows into s->procs_buf; their length (0 when they
+ * cannot be formatted: the write error is recorded). */
+static size_t format_procs(sampler_t *s, double t_ms)
 {
     size_t need = proc_tree_format_rows(s->tree, t_ms, s->procs_buf, s->procs_cap);
     if (need >= s->procs_cap) {
         char *b = realloc(s->procs_buf, need + 1);
         if (!b) {
             atomic_store(&s->write_err, -ENOMEM);
-            return;
+            return 0;
         }
         s->procs_buf = b;
         s->procs_cap = need + 1;
         need = proc_tree_format_rows(s->tree, t_ms, s->procs_buf, s->procs_cap);
     }
-    csv_append(s, s->cfg.procs_csv, &s->procs_good, s->procs_buf, need);
+    return need;
 }
 
-static void write_row(sampler_t *s, const sample_t *x)
+/* One samples.csv row into line (cap bytes); its length. */
+static size_t format_row(sampler_t *s, const sample_t *x, char *line, size_t cap)
 {
-    char line[4096];
-    int n = snprintf(line, sizeof line, "%.3f,%llu,%llu,%llu,%llu", x->t_ms, (unsigned long long)x->rss,
+    int n = snprintf(line, cap, "%.3f,%llu,%llu,%llu,%llu", x->t_ms, (unsigned long long)x->rss,
                      (unsigned long long)x->rss_anon, (unsigned long long)x->rss_file,
                      (unsigned long long)x->hwm);
     const uint64_t je[8] = {x->je_allocated, x->je_active, x->je_resident, x->je_mapped,
                             x->je_retained, x->je_metadata, x->je_dirty, x->je_muzzy};
     for (int i = 0; i < 8; i++)
-        n += s->je_ok ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)je[i])
-                      : snprintf(line + n, sizeof line - n, ",");
+        n += s->je_ok ? snprintf(line + n, cap - n, ",%llu", (unsigned long long)je[i])
+                      : snprintf(line + n, cap - n, ",");
     bool gpu_missing = (s->tree || s->gpus) && !x->gpu_ok;
-    n += gpu_missing ? snprintf(line + n, sizeof line - n, ",")
-                     : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
+    n += gpu_missing ? snprintf(line + n, cap - n, ",")
+                     : snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->gpu_used);
     for (unsigned i = 0; !s->tree && s->cfg.gpu && i < s->cfg.n_gpu_devices; i++)
-        n += gpu_missing ? snprintf(line + n, sizeof line - n, ",")
-                         : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
+        n += gpu_missing ? snprintf(line + n, cap - n, ",")
+                         : snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->gpu.used[i]);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
-        n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
-                     : snprintf(line + n, sizeof line - n, ",");
+        n += s->self ? snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->live[k])
+                     : snprintf(line + n, cap - n, ",");
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
         n += s->self || (i == SAMPLER_PROOFS_DONE && s->cfg.proofs_done)
-                 ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->occ[i])
-                 : snprintf(line + n, sizeof line - n, ",");
-    n += snprintf(line + n, sizeof line - n, ",%.1f", x->tick_us);
+                 ? snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->occ[i])
+                 : snprintf(line + n, cap - n, ",");
+    n += snprintf(line + n, cap - n, ",%.1f", x->tick_us);
     if (s->cfg.smaps_rollup)
-        n += snprintf(line + n, sizeof line - n, ",%llu,%llu,%llu", (unsigned long long)x->smaps_pss,
+        n += snprintf(line + n, cap - n, ",%llu,%llu,%llu", (unsigned long long)x->smaps_pss,
                       (unsigned long long)x->smaps_anon, (unsigned long long)x->smaps_swap);
     if (s->tree)
-        n += watch_columns(s, x, line + n, sizeof line - (size_t)n - 1);
+        n += watch_columns(s, x, line + n, cap - (size_t)n - 1);
     line[n++] = '\n';
-    csv_append(s, s->csv, &s->csv_good, line, (size_t)n);
+    return (size_t)n;
+}
+
+/* A row kept (sample_thin_emit_fn): its procs rows, then its line. */
+static void emit_row(void *ctx, const char *line, size_t n, const char *procs, size_t n_procs)
+{
+    sampler_t *s = ctx;
+    if (n_procs)
+        csv_append(s, s->cfg.procs_csv, &s->procs_good, procs, n_procs);
+    csv_append(s, s->csv, &s->csv_good, line, n);
 }
 
 static void record(sampler_t *s, const sample_t *x)
 {
-    if (s->tree && s->cfg.procs_csv)
-        write_procs(s, x->t_ms);
-    write_row(s, x);
+    size_t np = s->tree && s->cfg.procs_csv ? format_procs(s, x->t_ms) : 0;
+    char line[4096];
+    size_t n = format_row(s, x, line, sizeof line);
+    uint64_t done = x->occ[SAMPLER_PROOFS_DONE];
+    bool marked = s->n_ticks > 0 && done != s->last_done;
+    s->last_done = done;
+    if (s->thin)
+        sample_thin_offer(s->thin, x->t_ms, x->rss, marked, line, n, s->procs_buf, np);
+    else
+        emit_row(s, line, n, s->procs_buf, np);
     pthread_mutex_lock(&s->lock);
     s->latest = *x;
     if (x->rss > s->peak_rss)
@@ -513,6 +533,7 @@ static void sampler_free(sampler_t *s)
     pthread_mutex_destroy(&s->read_lock);
     free(s->buf);
     free(s->procs_buf);
+    sample_thin_free(s->thin);
     free(s);
 }
 
@@ -563,6 +584,9 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     je_init(s);
     if (cfg->gpu && kernels_device_count(&s->gpus) != 0)
         s->gpus = 0;
+    if (cfg->thin_after_ms > 0 && (rc = sample_thin_new(&s->thin, cfg->thin_after_ms, cfg->thin_interval_ms,
+                                                         emit_row, s)) < 0)
+        goto fail;
     sample_t x;
     if ((rc = sampler_read(s, &x)) < 0)
         goto fail;
@@ -591,6 +615,7 @@ int sampler_stop(sampler_t *s)
     sample_t x;
     if (!atomic_load(&s->write_err) && sampler_read(s, &x) == 0)
         record(s, &x);
+    sample_thin_flush(s->thin);
     if (s->cfg.after_tick)
         s->cfg.after_tick(s->cfg.tick_ctx);
     int rc = atomic_load(&s->write_err);

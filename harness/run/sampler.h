@@ -89,6 +89,10 @@ struct sampler_config {
      * every tick's, the last); must be quick (e.g. metrics_on_sample) */
     void (*on_sample)(void *sample_ctx, const sample_t *x);
     void *sample_ctx;
+    /* after thin_after_ms (> 0) of the run, rows by interval of
+     * thin_interval_ms: all around a proof mark, else the lowest and
+     * highest rss and the last (sample_thin.h); 0: every row */
+    double thin_after_ms, thin_interval_ms;
 };
 
 typedef struct sampler sampler_t;
