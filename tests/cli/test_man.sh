@@ -52,18 +52,18 @@ while read -r cmd; do
   done < <("$zk" __complete "${words[@]}")
 done < <("$zk" __complete)
 
-# every exit code the sources use: cli_error(N, ...), status = N, the
-# literal codes of batch (130) and watch (127, 128+S)
-codes=$(python3 - "$src/harness/cli" <<'PY'
-import os, re, sys
+# every exit code the sources use: cli_error(N, ...) (errmsg_print in the
+# batch, harness/run/batch*.c), status = N, the literal codes of batch
+# (130) and watch (127, 128+S)
+codes=$(python3 - "$src/harness" <<'PY'
+import glob, re, sys
 codes = set()
-for name in os.listdir(sys.argv[1]):
-    if name.endswith(".c"):
-        text = open(os.path.join(sys.argv[1], name)).read()
-        codes |= set(re.findall(r"cli_error\((\d+)\s*,", text))
-        codes |= set(re.findall(r"status = (\d+)\b", text))
-        codes |= set(re.findall(r"\? (130) :", text))
-        codes |= set(re.findall(r"_exit\((127)\)", text))
+for path in glob.glob(f"{sys.argv[1]}/cli/*.c") + glob.glob(f"{sys.argv[1]}/run/batch*.c"):
+    text = open(path).read()
+    codes |= set(re.findall(r"(?:cli_error|errmsg_print)\((\d+)\s*,", text))
+    codes |= set(re.findall(r"status = (\d+)\b", text))
+    codes |= set(re.findall(r"\? (130) :", text))
+    codes |= set(re.findall(r"_exit\((127)\)", text))
 print(" ".join(sorted(codes, key=int)))
 PY
 )
