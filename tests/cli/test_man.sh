@@ -8,17 +8,14 @@
 #   test_man.sh PATH_TO_ZKBENCH.1|none PATH_TO_ZKBENCH SOURCE_ROOT BUILD_ROOT
 set -u
 page=$1
-zk=$2
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$2"
 src=$3
 build=$4
 if [ "$page" = none ] || [ ! -f "$page" ]; then
   echo "SKIP: no man page was built (help2man is missing: apt-get install help2man)"
   exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 if command -v man >/dev/null 2>&1; then
   MANWIDTH=100 MAN_KEEP_FORMATTING=0 man -l "$page" 2>"$tmp/err" | col -b >"$tmp/page.txt"

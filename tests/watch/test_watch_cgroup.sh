@@ -12,10 +12,8 @@
 # where no writable memory cgroup exists.
 #   test_watch_cgroup.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # bad inputs need no cgroup privileges: checked first
 for spec in "/sys/fs/cgroup/memory/zkbench-no-such-$$" "zkbench-no-such-$$/x" "$tmp" ""; do
@@ -100,9 +98,8 @@ cleanup() {
     for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
     for i in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
   done
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
+lib_on_exit cleanup
 mkdir "$cg" || { [ "$fails" -eq 0 ] || exit 1; echo "SKIP: cannot create $cg"; exit 77; }
 
 # values of the kernel files, as "current peak anon file shmem oom_kill"
@@ -249,5 +246,4 @@ for b in bad: print("OOM kill:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 EOF
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch --cgroup ($ver): all checks passed"
+lib_done "watch --cgroup ($ver): all checks passed"

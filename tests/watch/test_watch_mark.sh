@@ -8,11 +8,8 @@
 # one line, nothing written.
 #   test_watch_mark.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # 7 matching lines (5 on stdout, 2 on stderr) among 16 that do not match,
 # one of them without its newline at the very end
@@ -109,5 +106,4 @@ kill $other; wait $other 2>/dev/null
 "$zk" watch --out "$tmp/bad" --mark '(' -- true 2>&1 | grep -q "bad regular expression" ||
   fail "a bad regex does not say so"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch --mark: all checks passed"
+lib_done "watch --mark: all checks passed"
