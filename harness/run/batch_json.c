@@ -86,9 +86,11 @@ json_t *batch_json_versions(const sysinfo_t *si)
 {
     int rt = 0, drv = 0;
     char cuda[64] = "none";
-    if (kernels_cuda_version(&rt, &drv) == 0)
+    if (kernels_cuda_version(&rt, &drv) == 0 && drv > 0)
         snprintf(cuda, sizeof cuda, "runtime %d.%d, driver %d.%d", rt / 1000, rt % 1000 / 10, drv / 1000,
                  drv % 1000 / 10);
+    else if (rt > 0) /* a CUDA build on a machine without the driver: no "driver 0.0" */
+        snprintf(cuda, sizeof cuda, "runtime %d.%d, no driver", rt / 1000, rt % 1000 / 10);
     return json_pack("{s:s, s:s, s:s}", "commit", si->commit, "jemalloc", si->jemalloc, "cuda", cuda);
 }
 
