@@ -360,7 +360,7 @@ int plot_buffers(plot_ctx_t *c, char *err, size_t errlen)
         bool nf = !isfinite(tf);
         /* a row per buffer, its rank in allocation order */
         fprintf(nf ? fn : fr, "%.3f %.3f %zu %.2f %ld\n", run_csv_num(b, i, cta) / 1000, nf ? c->xhi : tf / 1000,
-                rank, rank + 0.85, strtol(color + 1, NULL, 16));
+                rank, rank + 1.0, strtol(color + 1, NULL, 16));
         *(nf ? &has_nf : &has_freed) = true;
         rank++;
     }
@@ -386,9 +386,9 @@ int plot_buffers(plot_ctx_t *c, char *err, size_t errlen)
         plot_words_add(names, sizeof names, "other");
         plot_words_add(colors, sizeof colors, OTHER_COLOR);
     }
-    const char *what = c->watch ? "allocation lifetimes by site" : "buffer lifetimes by kind";
-    int tl = snprintf(title, sizeof title, "%s: %s (%zu buffers, %s allocated in all, at most %s live at once", c->name,
-                      what, b->nrows, fmt_bytes(b1, all), fmt_bytes(b2, peak));
+    const char *what = c->watch ? "allocations by site" : "buffers by kind";
+    int tl = snprintf(title, sizeof title, "%s: %s (%zu, %s allocated in all, at most %s live at once", c->name, what,
+                      b->nrows, fmt_bytes(b1, all), fmt_bytes(b2, peak));
     if (stride > 1)
         tl += snprintf(title + tl, sizeof title - tl, "; every %zu-th drawn", stride);
     snprintf(title + tl, sizeof title - tl, "; never freed: %zu, %s)", nf_count, fmt_bytes(b1, nf_bytes));

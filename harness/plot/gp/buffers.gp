@@ -14,7 +14,10 @@ freed = ARG1."/buffers.dat"
 nf = ARG1."/buffers_nf.dat"
 live = ARG1."/live.dat"
 set title title
-set xlabel "time (s)"
+# the legend under the plot (a run has up to 14 kinds), seconds on the ticks
+set key outside below center horizontal box opaque
+unset xlabel
+set format x "%g s"
 set ylabel "buffers, one row each, in order of allocation"
 set y2label "live bytes"
 set format y2 "%g ".unit
@@ -25,8 +28,11 @@ set yrange [0:rows]
 set y2range [0:y2max]
 cmd = "plot "
 sep = ""
+# each bar also as a 1-pixel line, so thousands of rows thinner than a
+# pixel still show
 if (has_freed) {
-    cmd = cmd . "freed using 1:3:1:2:3:4:5 with boxxyerror lc rgb variable fs solid 0.85 noborder notitle"
+    cmd = cmd . "freed using 1:3:1:2:3:4:5 with boxxyerror lc rgb variable fs solid 0.85 noborder notitle, "
+    cmd = cmd . "freed using 1:(($3 + $4) / 2):($2 - $1):(0):5 with vectors nohead lc rgb variable lw 0.7 notitle"
     sep = ", "
 }
 if (has_nf) {
