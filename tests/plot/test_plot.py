@@ -39,6 +39,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from fmt_ref import fmt_bytes  # noqa: E402
+
 zk_src, gen_run, gen_watch, gp_dir = sys.argv[1:5]
 tmp = tempfile.mkdtemp(prefix="zkb-plot-test.")
 failures = []
@@ -47,19 +50,6 @@ failures = []
 def fail(msg):
     failures.append(msg)
     print("FAIL: " + msg, file=sys.stderr)
-
-
-def fmt_bytes(v):
-    """harness/run/units.h's fmt_bytes, written again from its contract."""
-    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-    a, u = abs(v), 0
-    while a >= 1024 and u < 5:
-        a /= 1024
-        u += 1
-    sign = "-" if v < 0 else ""
-    if u == 0:
-        return "%s%.0f B" % (sign, a)
-    return "%s%.*f %s" % (sign, 2 if a < 10 else 1 if a < 100 else 0, a, units[u])
 
 
 def unit_of(v):
@@ -281,32 +271,28 @@ else:
 
 # ---- kinds: legend, panels, fixed and distinct colours ----
 # a run with fewer kinds: a colour given by position would shift
-fewer = os.path.join(tmp, "fewer-kinds")
-shutil.copytree(healthy, fewer)
-p = os.path.join(fewer, "samples.csv")
-rs = rows(p)
-with open(p, "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rs[0].keys()), lineterminator="\n")
-    w.writeheader()
-    for r in rs:
-        r["live_params"] = r["live_circuit"] = "0"
-        w.writerow(r)
+def edited_copy(src, name, edit):
+    """A copy of run src whose samples.csv rows went through edit(row)."""
+    d = os.path.join(tmp, name)
+    shutil.copytree(src, d)
+    p = os.path.join(d, "samples.csv")
+    rs = rows(p)
+    with open(p, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rs[0].keys()), lineterminator="\n")
+        w.writeheader()
+        for r in rs:
+            edit(r)
+            w.writerow(r)
+    return d
+
+
+fewer = edited_copy(healthy, "fewer-kinds", lambda r: r.update(live_params="0", live_circuit="0"))
 out_f = os.path.join(tmp, "p-fewer")
 plot(fewer, out_f, "fewer kinds")
 # a CPU run: no gpu_* bytes, so no device panel (issue 28: it was half the
 # figure, empty)
-cpu = os.path.join(tmp, "cpu-run")
-shutil.copytree(healthy, cpu)
-p = os.path.join(cpu, "samples.csv")
-rs = rows(p)
-with open(p, "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rs[0].keys()), lineterminator="\n")
-    w.writeheader()
-    for r in rs:
-        for k in r:
-            if k.startswith("live_gpu_") or k == "gpu_used":
-                r[k] = "0"
-        w.writerow(r)
+cpu = edited_copy(healthy, "cpu-run",
+                  lambda r: r.update({k: "0" for k in r if k.startswith("live_gpu_") or k == "gpu_used"}))
 out_c = os.path.join(tmp, "p-cpu")
 if plot(cpu, out_c, "cpu run"):
     tc = texts(os.path.join(out_c, "kinds.svg"))

@@ -22,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from fmt_ref import fmt_bytes  # noqa: E402
+
 zk, gen_run = sys.argv[1:3]
 tmp = tempfile.mkdtemp(prefix="zkb-settings-")
 fails = []
@@ -30,18 +33,6 @@ fails = []
 def fail(msg):
     fails.append(msg)
     print("FAIL:", msg, file=sys.stderr)
-
-
-def fmt_bytes(v):
-    """Binary units by magnitude, three significant digits (apart from units.h)."""
-    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-    a, u = abs(v), 0
-    while a >= 1024 and u < 5:
-        a /= 1024
-        u += 1
-    if u == 0:
-        return "%.0f B" % a
-    return "%.*f %s" % (2 if a < 10 else 1 if a < 100 else 0, a, units[u])
 
 
 def settings(run_dir):
