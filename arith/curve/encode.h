@@ -32,10 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fp.h"
-#include "prover/field/fr.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fp.h"
+#include "arith/field/fr.h"
 
 #define ENCODE_G1_COMPRESSED_BYTES 48
 #define ENCODE_G1_UNCOMPRESSED_BYTES 96

@@ -3,7 +3,7 @@
  * x86-64 assembly in mont_x86_64.S when the compiler may assume BMI2 and
  * ADX (build with -mbmi2 -madx, or -march=native on such a machine), the
  * portable C of mont.h otherwise (also when ZKB_NO_ASM is defined, to
- * test or time the C on such a machine). Internal to prover/field.
+ * test or time the C on such a machine). Internal to arith/field.
  */
 #ifndef ZKB_MONT_ASM_H
 #define ZKB_MONT_ASM_H

@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fp12.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fp12.h"
 
 /* Lines of the Miller loop over |x| = 0xd201000000010000: one per doubling
  * (63) and one per addition (5, the other set bits). */

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/field/fp.h"
-#include "prover/field/fr.h"
+#include "arith/field/fp.h"
+#include "arith/field/fr.h"
 
 typedef struct {
     fp_t x, y;

@@ -5,9 +5,9 @@
  * and the cyclotomic squaring of Granger and Scott (PKC 2010) used by the
  * final exponentiation.
  */
-#include "prover/field/fp12.h"
+#include "arith/field/fp12.h"
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 const fp12_t FP12_ONE = {
     {{{{BLS12_381_P_R(BLS12_381_U64)}}, {{0}}}, {{{0}}, {{0}}}, {{{0}}, {{0}}}},

@@ -4,9 +4,9 @@
  * only G2 has: the untwist-Frobenius-twist endomorphism psi, the subgroup
  * test and cofactor clearing built on it.
  */
-#include "prover/curve/g2.h"
+#include "arith/curve/g2.h"
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 #define CURVE g2
 #define FE_T fp2_t
@@ -22,7 +22,7 @@
         fp2_dbl((r), (r));                                                    \
         fp2_dbl((r), (r));                                                    \
     } while (0)
-#include "prover/curve/curve_template.h"
+#include "arith/curve/curve_template.h"
 
 /* Montgomery form of the generator in the zcash / IETF specification
  * (x = x0 + x1 u, y = y0 + y1 u; checked against the published hex by

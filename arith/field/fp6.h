@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "prover/field/fp2.h"
+#include "arith/field/fp2.h"
 
 typedef struct {
     fp2_t c0, c1, c2;

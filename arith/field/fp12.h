@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/field/fp6.h"
+#include "arith/field/fp6.h"
 
 typedef struct {
     fp6_t c0, c1;

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 #define CURVE_CAT3_(a, b, c) a##_##b##_##c
 #define CURVE_CAT3(a, b, c) CURVE_CAT3_(a, b, c)

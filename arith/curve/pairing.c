@@ -25,9 +25,9 @@
  * value blst and zkcrypto's bls12_381 compute, so GT elements agree with
  * theirs (tests/pairing checks e(G1, G2) against their published value).
  */
-#include "prover/curve/pairing.h"
+#include "arith/curve/pairing.h"
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 /* A point of the twist in homogeneous projective coordinates. */
 typedef struct {

@@ -3,9 +3,9 @@
  * curve_template.h; this file holds the constants and what only G1 has:
  * the endomorphism sigma and the subgroup test built on it.
  */
-#include "prover/curve/g1.h"
+#include "arith/curve/g1.h"
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 #define CURVE g1
 #define FE_T fp_t
@@ -19,7 +19,7 @@
         fp_dbl((r), (a));                                                     \
         fp_dbl((r), (r));                                                     \
     } while (0)
-#include "prover/curve/curve_template.h"
+#include "arith/curve/curve_template.h"
 
 /* Montgomery form of the generator in the zcash / IETF specification:
  * x = 0x17f1d3a7...22c6bb, y = 0x08b3f481...c5e7e1 (checked against the

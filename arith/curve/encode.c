@@ -3,12 +3,12 @@
  * encode.h describes both formats. Decimal conversion is done here on
  * canonical limbs (the library does not link GMP).
  */
-#include "prover/curve/encode.h"
+#include "arith/curve/encode.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 #define FLAG_COMPRESSED 0x80u
 #define FLAG_INFINITY 0x40u

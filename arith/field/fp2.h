@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "prover/field/fp.h"
+#include "arith/field/fp.h"
 
 typedef struct {
     fp_t c0, c1;

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/field/fp2.h"
-#include "prover/field/fr.h"
+#include "arith/field/fp2.h"
+#include "arith/field/fr.h"
 
 typedef struct {
     fp2_t x, y;

@@ -5,9 +5,9 @@
  * Chung-Hasan SQR2 squaring; inversion by the adjugate, as in Scott's
  * "Implementing cryptographic pairings" (2007).
  */
-#include "prover/field/fp6.h"
+#include "arith/field/fp6.h"
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 #define FP_R_LIMBS {BLS12_381_P_R(BLS12_381_U64)}
 

@@ -6,10 +6,10 @@
  * Gebotys, Lopez, "Faster explicit formulas for computing pairings over
  * ordinary curves", Eurocrypt 2011: lazy reduction).
  */
-#include "prover/field/fp2.h"
+#include "arith/field/fp2.h"
 
-#include "prover/field/bls12_381.h"
-#include "prover/field/mont_asm.h"
+#include "arith/field/bls12_381.h"
+#include "arith/field/mont_asm.h"
 
 const fp2_t FP2_ZERO = {{{0}}, {{0}}};
 const fp2_t FP2_ONE = {{{BLS12_381_P_R(BLS12_381_U64)}}, {{0}}};

@@ -1,6 +1,6 @@
 /*
  * Montgomery arithmetic on N x 64-bit limbs, shared by Fp (N = 6) and
- * Fr (N = 4). Internal to prover/field: every function is static inline with
+ * Fr (N = 4). Internal to arith/field: every function is static inline with
  * N a compile-time constant at each call, so the compiler unrolls the loops
  * into straight-line code for each field.
  *
