@@ -148,7 +148,7 @@ const cli_cmd_t cli_cmd_watch = {
 static int read_series(const char *path, double **t, double **y, size_t *n)
 {
     static const char *const req[] = {"t_ms", "rss", NULL}, *const ext[] = {"rss", NULL};
-    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .max_rows = (size_t)1 << 17,
+    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .sparse_ok = true, .max_rows = (size_t)1 << 17,
                               .extreme_cols = ext};
     run_csv_t c;
     char err[512];
@@ -531,9 +531,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
             reaped = true;
         if (cmd && reaped && (!t_first_sig || escalated || w->kill_after <= 0 || !watch_proc_group_alive(pid)))
             break;
-        if (!cmd && ((pid && watch_proc_ended(pid)) || (s && sampler_write_error(s) < 0))) {
-            /* --cgroup alone runs until SIGINT; a full disk ends a --pid or
-             * --cgroup watch (a command is waited for) */
+        if (!cmd && ((pid && watch_proc_ended(pid)) || (s && (sampler_write_error(s) < 0 || sampler_ended(s))))) {
+            /* --cgroup alone runs until SIGINT, or until its cgroup is
+             * gone past the grace; a full disk ends a --pid or --cgroup
+             * watch (a command is waited for) */
             break;
         }
         if (watch_stop) {

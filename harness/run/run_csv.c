@@ -18,6 +18,7 @@
  * (run_csv_keep.c keeps the rows; this file reads and checks them).
  */
 #include "harness/run/run_csv.h"
+#include "harness/run/run_csv_missing.h"
 #include "harness/run/errmsg.h"
 #include "harness/run/run_csv_keep.h"
 
@@ -421,6 +422,14 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     for (size_t j = 0; o->empty_cols_absent && j < c.ncols; j++) {
         if (c.n_empty[j] == 0)
             continue;
+        if (c.n_empty[j] < c.rows_in_file && o->sparse_ok) {
+            /* a failed read: the rows go, or the column when most are gone */
+            if (c.n_empty[j] * 2 > c.rows_in_file) {
+                c.absent[j] = true;
+                c.cols_missing++;
+            }
+            continue;
+        }
         if (c.n_empty[j] < c.rows_in_file) {
             rc = errmsg_fail(err, errlen, -EINVAL,
                              "%s:%zu: column %s is empty, expected a number (other rows have one)", path,
@@ -478,6 +487,8 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     c.nrows = n;
     c.reduced = n < c.rows_in_file;
     c.bucket_rows = K.reduce ? K.k : 1;
+    if (o->sparse_ok && o->empty_cols_absent)
+        run_csv_drop_missing(&c);
     if (c.dropped_tail && warn_sink) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s:%zu: the last line has no newline (an interrupted write): dropped", path,

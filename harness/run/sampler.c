@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio_ext.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +35,25 @@ static const char *const je_names[JE_COUNT] = {
     "stats.retained",  "stats.metadata", "stats.arenas.4096.pdirty", "stats.arenas.4096.pmuzzy",
 };
 
+/* Tick costs from 0.1 us to about 2 min in steps of 1 %. */
+#define TICK_BINS 2100
+#define TICK_MIN_US 0.1
+#define TICK_STEP 1.01
+
+static int tick_bin(double us)
+{
+    if (!(us > TICK_MIN_US))
+        return 0;
+    double b = log(us / TICK_MIN_US) / log(TICK_STEP);
+    return b >= TICK_BINS - 1 ? TICK_BINS - 1 : (int)b;
+}
+
+/* The geometric middle of bin i: within half a percent of any cost in it. */
+static double tick_bin_mid_us(int i)
+{
+    return TICK_MIN_US * pow(TICK_STEP, i + 0.5);
+}
+
 struct sampler {
     struct sampler_config cfg;
     pid_t pid;
@@ -49,6 +69,7 @@ struct sampler {
     size_t buf_cap;
     proc_tree_t *tree; /* watch: the processes read each tick */
     uint64_t tree_hwm; /* the largest VmHWM of any of them so far */
+    double cg_gone_s;  /* when the cgroup's reads began to fail (0: they do not) */
     pid_t *tree_pids;  /* their pids, for NVML */
     size_t cap_pids;
     pthread_mutex_t read_lock; /* buf, pids, fds: the thread's reads and sampler_read's callers */
@@ -61,10 +82,14 @@ struct sampler {
 
     pthread_t thread;
     atomic_bool stop;
+    atomic_bool ended; /* the thread stopped: nothing left to watch */
     pthread_mutex_t lock; /* latest, ticks, stats */
     sample_t latest;
-    double *tick_us;
-    size_t n_ticks, cap_ticks;
+    /* the ticks' cost as a histogram in steps of 1 %: the median in
+     * constant time and memory, however long the run (an array of every
+     * tick, copied and sorted for each console line, grew with the run) */
+    uint32_t tick_hist[TICK_BINS];
+    size_t n_ticks;
     uint64_t peak_rss;
 };
 
@@ -160,6 +185,20 @@ static int proc_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
+bool sampler_ended(sampler_t *s)
+{
+    return atomic_load(&s->ended);
+}
+
+double sampler_cgroup_grace_s(void)
+{
+    /* ZKBENCH_CGROUP_GRACE_S: for tests, which cannot wait half a minute */
+    const char *e = getenv("ZKBENCH_CGROUP_GRACE_S");
+    char *end;
+    double v = e && *e ? strtod(e, &end) : NAN;
+    return e && *e && *end == '\0' && v >= 0 && v <= 86400 ? v : SAMPLER_CGROUP_GRACE_S;
+}
+
 /* Watch: the process tree (and the cgroup's processes), summed; the
  * cgroup's values; NVML's per-process GPU memory. -ESRCH when nothing is
  * left to watch. */
@@ -175,8 +214,13 @@ static int tree_read(sampler_t *s, sample_t *out)
     int n = proc_tree_read(s->tree, extra, n_extra);
     if (n < 0)
         return n;
-    if (n == 0 && !out->cg_ok)
-        return -ESRCH; /* the processes ended (or the cgroup was removed) */
+    if (s->cfg.cgroup)
+        s->cg_gone_s = out->cg_ok ? 0 : s->cg_gone_s > 0 ? s->cg_gone_s : now_s();
+    /* the processes ended, or the cgroup has been gone for the grace (a
+     * restarted service's cgroup comes back within it: its files are
+     * reopened, and the rows between have empty cg_ cells) */
+    if (n == 0 && !out->cg_ok && (!s->cfg.cgroup || now_s() - s->cg_gone_s >= sampler_cgroup_grace_s()))
+        return -ESRCH;
     size_t np;
     const struct proc_tree_proc *p = proc_tree_procs(s->tree, &np);
     if (np > s->cap_pids) {
@@ -207,14 +251,19 @@ static int tree_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
-/* gpu_used: the listed devices (each into gpu.used[i] too), or every one */
+/* gpu_used: the listed devices (each into gpu.used[i] too), or every one;
+ * gpu_ok unless a read failed (the row's GPU cells then stay empty: a
+ * failed read is no 0 bytes, which would read as a valley floor) */
 static void gpu_read(sampler_t *s, sample_t *out)
 {
     unsigned n = s->cfg.n_gpu_devices ? s->cfg.n_gpu_devices : (unsigned)s->gpus;
+    out->gpu_ok = true;
     for (unsigned i = 0; i < n; i++) {
         size_t free_b = 0, total = 0;
         int dev = s->cfg.n_gpu_devices ? s->cfg.gpu_devices[i] : (int)i;
-        uint64_t used = kernels_device_mem(dev, &free_b, &total) == 0 ? total - free_b : 0;
+        bool ok = kernels_device_mem(dev, &free_b, &total) == 0;
+        out->gpu_ok = out->gpu_ok && ok;
+        uint64_t used = ok ? total - free_b : 0;
         if (s->cfg.n_gpu_devices)
             out->gpu.used[i] = used;
         out->gpu_used += used;
@@ -373,10 +422,12 @@ static void write_row(sampler_t *s, const sample_t *x)
     for (int i = 0; i < 8; i++)
         n += s->je_ok ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)je[i])
                       : snprintf(line + n, sizeof line - n, ",");
-    n += s->tree && !x->gpu_ok ? snprintf(line + n, sizeof line - n, ",")
-                               : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
+    bool gpu_missing = (s->tree || s->gpus) && !x->gpu_ok;
+    n += gpu_missing ? snprintf(line + n, sizeof line - n, ",")
+                     : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
     for (unsigned i = 0; !s->tree && s->cfg.gpu && i < s->cfg.n_gpu_devices; i++)
-        n += snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
+        n += gpu_missing ? snprintf(line + n, sizeof line - n, ",")
+                         : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
                      : snprintf(line + n, sizeof line - n, ",");
@@ -403,16 +454,10 @@ static void record(sampler_t *s, const sample_t *x)
     s->latest = *x;
     if (x->rss > s->peak_rss)
         s->peak_rss = x->rss;
-    if (s->n_ticks == s->cap_ticks) {
-        size_t cap = s->cap_ticks ? 2 * s->cap_ticks : 1024;
-        double *t = realloc(s->tick_us, cap * sizeof *t);
-        if (t) {
-            s->tick_us = t;
-            s->cap_ticks = cap;
-        }
-    }
-    if (s->n_ticks < s->cap_ticks)
-        s->tick_us[s->n_ticks++] = x->tick_us;
+    uint32_t *bin = &s->tick_hist[tick_bin(x->tick_us)];
+    if (*bin < UINT32_MAX)
+        (*bin)++;
+    s->n_ticks++;
     pthread_mutex_unlock(&s->lock);
     if (s->cfg.on_sample)
         s->cfg.on_sample(s->cfg.sample_ctx, x);
@@ -434,8 +479,10 @@ static void *sampler_main(void *arg)
         if (atomic_load(&s->stop))
             break;
         sample_t x;
-        if (sampler_read(s, &x) < 0)
-            break; /* the process is gone */
+        if (sampler_read(s, &x) < 0) {
+            atomic_store(&s->ended, true);
+            break; /* the process is gone (or the cgroup, past its grace) */
+        }
         record(s, &x);
         if (atomic_load(&s->write_err))
             break; /* samples.csv cannot take more rows: the owner asks sampler_write_error */
@@ -457,7 +504,6 @@ static void sampler_free(sampler_t *s)
         close(s->smaps_fd);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->read_lock);
-    free(s->tick_us);
     free(s->buf);
     free(s->procs_buf);
     free(s);
@@ -550,27 +596,20 @@ void sampler_latest(sampler_t *s, sample_t *out)
     pthread_mutex_unlock(&s->lock);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void sampler_stats(sampler_t *s, uint64_t *ticks, double *median_tick_us, uint64_t *peak_rss)
 {
     pthread_mutex_lock(&s->lock);
     *ticks = s->n_ticks;
     *peak_rss = s->peak_rss;
     *median_tick_us = 0;
-    if (s->n_ticks) {
-        double *copy = malloc(s->n_ticks * sizeof *copy);
-        if (copy) {
-            memcpy(copy, s->tick_us, s->n_ticks * sizeof *copy);
-            qsort(copy, s->n_ticks, sizeof *copy, cmp_double);
-            *median_tick_us = copy[s->n_ticks / 2];
-            free(copy);
+    uint64_t total = 0, seen = 0;
+    for (int i = 0; i < TICK_BINS; i++)
+        total += s->tick_hist[i];
+    for (int i = 0; i < TICK_BINS && total; i++)
+        if ((seen += s->tick_hist[i]) > total / 2) {
+            *median_tick_us = tick_bin_mid_us(i);
+            break;
         }
-    }
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -121,4 +121,13 @@ void sampler_stats(sampler_t *s, uint64_t *ticks, double *median_tick_us, uint64
  * starting point, tests). */
 int sampler_probe(pid_t pid, uint64_t *rss);
 
+/* Whether the sampling thread stopped because nothing was left to watch
+ * (the processes ended; a --cgroup gone past its grace). */
+bool sampler_ended(sampler_t *s);
+/* How long a watched cgroup (--cgroup) may be gone before the watch ends:
+ * a restarted service's cgroup is removed and made again at its path.
+ * SAMPLER_CGROUP_GRACE_S, or ZKBENCH_CGROUP_GRACE_S seconds. */
+#define SAMPLER_CGROUP_GRACE_S 30.0
+double sampler_cgroup_grace_s(void);
+
 #endif

@@ -184,5 +184,18 @@ cost() { python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1])
 n21=$(python3 -c 'import csv,sys; print(max(int(r["n_procs"]) for r in csv.DictReader(open(sys.argv[1]))))' "$tmp/cost21/samples.csv")
 [ "$n21" -eq 21 ] || fail "bash with 20 sleeps: n_procs peaked at $n21, expected 21"
 echo "median tick: $(cost "$tmp/cost1") us with 1 process, $(cost "$tmp/cost21") us with $n21"
+# run.json's median tick (from the sampler's histogram, 1 % steps) against
+# the median of samples.csv's tick_us column, computed here
+for d in cost1 cost21; do
+  python3 - "$tmp/$d" <<'EOF' || fail "$d: median tick of run.json does not match samples.csv"
+import csv, json, sys
+t = sorted(float(r["tick_us"]) for r in csv.DictReader(open(sys.argv[1] + "/samples.csv")))
+s = json.load(open(sys.argv[1] + "/run.json"))["summary"]
+med = t[len(t) // 2]
+ok = s["ticks"] == len(t) and abs(s["median_tick_us"] - med) <= 0.015 * med + 0.1
+print("%s: median tick %.1f us, samples.csv %.1f us, %d ticks" % (sys.argv[1], s["median_tick_us"], med, len(t)))
+sys.exit(0 if ok else 1)
+EOF
+done
 
 lib_done "watch tree: all checks passed"
