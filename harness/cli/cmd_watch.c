@@ -85,12 +85,14 @@ static void sig_name(char out[16], int sig)
 enum {
     OPT_PID = 'p', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_SMAPS = 's', OPT_GPU = 'g', OPT_MEM_LIMIT = 'M',
     OPT_FORCE = 'F', OPT_NO_CHILDREN = 'C', OPT_CGROUP = 'c', OPT_MARK = 'k', OPT_TRACE = 'T', OPT_TRACE_MIN = 'N',
-    OPT_QUIET = 'Q', OPT_KILL_AFTER = 'K',
+    OPT_QUIET = 'Q', OPT_KILL_AFTER = 'K', OPT_MARK_FILE = 'L',
 };
 
 static const cli_opt_t watch_opts[] = {
     {"pid", OPT_PID, "PID", "the process to watch, until it exits (or Ctrl-C)"},
-    {"smaps", OPT_SMAPS, NULL, "add smaps_rollup's Pss, Anonymous and Swap (of the top process)"},
+    {"smaps", OPT_SMAPS, NULL, "add smaps_rollup's Pss, Anonymous and Swap, summed over the watched\n"
+                               "processes (Pss counts a page they share once; the rss sum counts it\n"
+                               "in each)"},
     {"no-children", OPT_NO_CHILDREN, NULL, "the process alone, not its descendants"},
     {"cgroup", OPT_CGROUP, "PATH", "also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
                                    "such as system.slice/prover.service): its usage, peak, anon,\n"
@@ -100,6 +102,9 @@ static const cli_opt_t watch_opts[] = {
     {"mark", OPT_MARK, "REGEX", "count the command's output lines matching REGEX (POSIX extended)\n"
                                 "as proofs_done; each match is a row of DIR/marks.csv; the output\n"
                                 "still reaches the terminal"},
+    {"mark-file", OPT_MARK_FILE, "PATH", "match --mark against the lines a log file gets while watch runs\n"
+                                         "(followed from its end; rotated or truncated, from the new start)\n"
+                                         "instead of the command's output: marks for --pid and --cgroup"},
     {"out", OPT_OUT, "DIR", "output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
                             "one that holds a run already is refused, unless --force replaces it"},
     {"force", OPT_FORCE, NULL, "replace the run in --out"},
@@ -126,8 +131,8 @@ const cli_cmd_t cli_cmd_watch = {
                 "zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] [--trace] -- CMD ARGS...\n"
                 "zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)",
     .about = "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
-             "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
-             "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
+             "and its descendants, VmHWM; with --smaps their smaps_rollup Pss/Anonymous/\n"
+             "Swap summed, shared pages once; with --gpu its GPU memory through NVML) into\n"
              "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
              "reports the trend: growth per second with a 95% interval, valley floors (the\n"
              "minimum between two marks or windows: rising floors mean growth that stays),\n"
@@ -225,6 +230,7 @@ struct watch_opts {
     cgroup_stat_t *cg;     /* --cgroup, or NULL */
     watch_mark_t *mark;    /* --mark, or NULL */
     const char *mark_re;
+    const char *mark_file; /* --mark-file, or NULL */
     bool trace;            /* --trace */
     bool quiet;            /* --quiet: errors and the final verdict line only */
     uint64_t trace_min;    /* --trace-min */
@@ -377,6 +383,7 @@ static void watch_json_add(json_t *root, const struct watch_opts *w, const struc
     json_object_set_new(config, "children", json_boolean(w->children));
     json_object_set_new(config, "cgroup", w->cg ? json_string(cgroup_stat_path(w->cg)) : json_null());
     json_object_set_new(config, "mark", w->mark_re ? json_string(w->mark_re) : json_null());
+    json_object_set_new(config, "mark_file", w->mark_file ? json_string(w->mark_file) : json_null());
     if (w->cg)
         json_object_set_new(root, "cgroup",
                             json_pack("{s:s, s:s, s:o, s:o}", "path", cgroup_stat_path(w->cg), "version",
@@ -726,6 +733,10 @@ static int watch_inputs_open(struct watch_opts *w, const char *cgroup_arg)
     char err[1024];
     if (w->mark_re && watch_mark_new(&w->mark, w->mark_re, err, sizeof err) < 0)
         return cli_error(2, "watch: --mark: bad regular expression '%s': %s", w->mark_re, err);
+    int rc;
+    if (w->mark_file && (rc = watch_mark_follow(w->mark, w->mark_file)) < 0)
+        return cli_error(2, "watch: --mark-file %s: %s", w->mark_file,
+                         rc == -EINVAL ? "not a regular file or a FIFO" : strerror(-rc));
     if (cgroup_arg && cgroup_stat_open(&w->cg, cgroup_arg, err, sizeof err) < 0)
         return cli_error(2, "watch: %s", err);
     return 0;
@@ -750,7 +761,7 @@ static int watch_capped(const struct watch_opts *w)
 int cmd_watch(int argc, char **argv)
 {
     bool children = true;
-    const char *cgroup_arg = NULL, *mark_re = NULL;
+    const char *cgroup_arg = NULL, *mark_re = NULL, *mark_file = NULL;
     bool trace = false, trace_min_set = false, kill_after_set = false;
     double kill_after = 10;
     uint64_t trace_min = 1u << 20;
@@ -811,6 +822,7 @@ int cmd_watch(int argc, char **argv)
         case OPT_NO_CHILDREN: children = false; break;
         case OPT_CGROUP: cgroup_arg = val; break;
         case OPT_MARK: mark_re = val; break;
+        case OPT_MARK_FILE: mark_file = val; break;
         case OPT_QUIET: quiet = true; break;
         }
     }
@@ -822,7 +834,9 @@ int cmd_watch(int argc, char **argv)
     if (!cmd && !pid_arg && !cgroup_arg)
         return cli_error(2, "watch: nothing to watch: give --pid PID, -- CMD ARGS... or --cgroup PATH (see zkbench "
                             "watch --help)");
-    if (mark_re && !cmd)
+    if (mark_file && !mark_re)
+        return cli_error(2, "watch: --mark-file needs --mark REGEX (the lines to count)");
+    if (mark_re && !cmd && !mark_file)
         return cli_error(2, "watch: --mark reads the output of a command watch starts (-- CMD ARGS...), not of %s",
                          pid_arg ? "--pid" : "a --cgroup");
     if (mem_limit && pid_arg)
@@ -843,7 +857,7 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: %s", perr);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re,
+                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re, .mark_file = mark_file,
                            .trace = trace, .trace_min = trace_min, .quiet = quiet, .kill_after = kill_after,
                            .out_existed = out && access(out, F_OK) == 0};
     int rc = watch_inputs_open(&w, cgroup_arg);

@@ -160,7 +160,7 @@ static uint64_t field_kib(const char *text, const char *key)
     return strtoull(p, NULL, 10) * 1024;
 }
 
-/* smaps_rollup of the process (watch with a tree: of the top process) */
+/* smaps_rollup of the process (batch; watch sums its tree's, tree_read) */
 static void smaps_read(sampler_t *s, sample_t *out)
 {
     if (s->smaps_fd >= 0 && read_proc(s, s->smaps_fd) > 0) {
@@ -240,7 +240,14 @@ static int tree_read(sampler_t *s, sample_t *out)
     }
     out->hwm = s->tree_hwm;
     out->n_procs = np;
-    smaps_read(s, out);
+    /* --smaps: Pss summed over the tree counts a shared page once (the
+     * rss sum counts it in every process that maps it: forked workers
+     * sharing their parameters read as that many copies) */
+    for (size_t i = 0; s->cfg.smaps_rollup && i < np; i++) {
+        out->smaps_pss += p[i].pss;
+        out->smaps_anon += p[i].smaps_anon;
+        out->smaps_swap += p[i].swap;
+    }
     if (s->cfg.nvml && nvml_gpu_read(s->cfg.nvml, s->tree_pids, np, &out->gpu) == 0) {
         out->gpu_ok = true;
         for (unsigned d = 0; d < out->gpu.n; d++)
@@ -544,7 +551,9 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
             goto fail;
         }
     }
-    if (cfg->smaps_rollup && s->pid) {
+    if (cfg->tree && cfg->smaps_rollup)
+        proc_tree_set_smaps(s->tree, true);
+    else if (cfg->smaps_rollup && s->pid) {
         snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)s->pid);
         if ((s->smaps_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
             rc = -errno;
