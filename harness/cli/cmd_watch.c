@@ -37,7 +37,7 @@
 #include "harness/run/cgroup_stat.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/console.h"
+#include "harness/run/console.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
 #include "harness/run/nvml_gpu.h"

@@ -10,12 +10,9 @@
 # 10 % of the native sweep's own model. Bad input: exit 2, one line.
 #   test_sweep_command.sh PATH_TO_ZKBENCH PATH_TO_PW_KNOB
 set -u
-zk=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 knob=$(realpath "$2")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 export ZKBENCH_PARAMS_DIR=$tmp/params
 MIB=1048576
 
@@ -107,5 +104,4 @@ bad "a batch option with a command" --pw 1,2 --circuit synthetic -- "$knob" {pw}
 bad "--mark without a command" --pw 1,2 --mark done --circuit synthetic
 bad "--verify without --mem-limit" --pw 1,2 --verify -- "$knob" {pw} 40
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "sweep of a command: all checks passed"
+lib_done "sweep of a command: all checks passed"

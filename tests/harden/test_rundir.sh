@@ -7,13 +7,10 @@
 # --force replaces the old run.
 #   test_rundir.sh PATH_TO_ZKBENCH
 set -u
-zk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 circ="--circuit porep:constraints=2^10 --partitions 1"
 "$zk" batch $circ --count 1 --out "$tmp/warm" >/dev/null 2>&1 || fail "warm-up batch"
 
@@ -112,5 +109,4 @@ refused "sweep into a sweep" "$tmp/s" "$zk" sweep --pw 1 $circ --count 1 --out "
 [ -s "$tmp/s/sweep.csv" ] && [ -s "$tmp/s/pw-1/run.json" ] || fail "sweep --force: no new tables"
 [ ! -e "$tmp/s/pw-2" ] && [ ! -e "$tmp/s/pw-2.log" ] || fail "sweep --force --pw 1 left the old sweep's pw-2"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "rundir: all checks passed"
+lib_done "rundir: all checks passed"

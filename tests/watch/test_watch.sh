@@ -5,11 +5,8 @@
 # batch header with the heap columns empty; bad input gives one line, exit 2.
 #   test_watch.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 verdict() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trend"]["verdict"])' "$1/run.json" 2>/dev/null; }
 
 # leaks 2 MiB every 30 ms for ~3 s, then exits at once: python's own
@@ -135,5 +132,4 @@ for v in "--thin-after -1" "--thin-interval 0" "--thin-after x"; do
   [ $rc -eq 2 ] && [ ! -e "$tmp/thinbad" ] || fail "watch $v: exit $rc $(cat "$tmp/err")"
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch: all checks passed"
+lib_done "watch: all checks passed"

@@ -12,10 +12,8 @@
 # where no writable memory cgroup exists.
 #   test_watch_cgroup.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # bad inputs need no cgroup privileges: checked first
 for spec in "/sys/fs/cgroup/memory/zkbench-no-such-$$" "zkbench-no-such-$$/x" "$tmp" ""; do
@@ -101,9 +99,8 @@ cleanup() {
     for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
     for i in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
   done
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
+lib_on_exit cleanup
 mkdir "$cg" || { [ "$fails" -eq 0 ] || exit 1; echo "SKIP: cannot create $cg"; exit 77; }
 
 # values of the kernel files, as "current peak anon file shmem oom_kill"
@@ -311,5 +308,4 @@ EOF
 "$zk" analyze "$tmp/restart" >"$tmp/restart.txt" 2>&1 || fail "restart: analyze: $(cat "$tmp/restart.txt")"
 grep -q "empty cells" "$tmp/restart.txt" || fail "restart: analyze does not say which cells were missing: $(cat "$tmp/restart.txt")"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch --cgroup ($ver): all checks passed"
+lib_done "watch --cgroup ($ver): all checks passed"

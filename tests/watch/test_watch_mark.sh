@@ -8,11 +8,8 @@
 # one line, nothing written.
 #   test_watch_mark.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # 7 matching lines (5 on stdout, 2 on stderr) among 16 that do not match,
 # one of them without its newline at the very end
@@ -160,5 +157,4 @@ for args in "--mark-file $log" "--mark x --mark-file $tmp/no-such.log" "--mark x
   [ ! -e "$tmp/mfbad" ] || fail "watch $args wrote $tmp/mfbad before refusing"
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch --mark: all checks passed"
+lib_done "watch --mark: all checks passed"

@@ -8,11 +8,8 @@
 # 1 and with 21 processes.
 #   test_watch_tree.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # the program: allocates and touches 200 MiB, then writes its pid and its
 # own VmRSS (bytes) to $1 and holds for a second
@@ -244,5 +241,4 @@ sys.exit(0 if ok else 1)
 EOF
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch tree: all checks passed"
+lib_done "watch tree: all checks passed"
