@@ -108,3 +108,20 @@ void kernels_host_free(void *p)
     memcpy(&b, (char *)p - HOST_HEADER, sizeof b);
     kbuf_free(&b);
 }
+
+int kernels_host_register(void *p, size_t bytes)
+{
+    if (!p || bytes == 0)
+        return -EINVAL;
+    int rc = CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterDefault));
+    if (rc < 0)
+        (void)cudaGetLastError(); /* not sticky: a later check must not see it */
+    return rc;
+}
+
+int kernels_host_unregister(void *p)
+{
+    if (!p)
+        return -EINVAL;
+    return CUDA_CHECK(cudaHostUnregister(p));
+}

@@ -2,7 +2,7 @@
  * Device arithmetic on G1 (over Fp) and G2 (over Fp2) of BLS12-381, one
  * template over the coordinate field F: affine points (infinity = (0, 0), as
  * on the host), XYZZ coordinates for accumulation, Jacobian for results.
- * The formulas are the host's (prover/curve/curve_template.h), from the EFD
+ * The formulas are the host's (arith/curve/curve_template.h), from the EFD
  * (Sutherland's XYZZ formulas, a = 0). Private to kernels/.
  */
 #ifndef ZKB_KERNELS_CURVE_CUH

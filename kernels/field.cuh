@@ -7,7 +7,7 @@
  *
  * Fr and Fp share one template, field_t<P>, whose parameter P gives the limb
  * count and the constants; every loop runs over a compile-time limb count and
- * is fully unrolled. Constants come from prover/field/bls12_381.h only
+ * is fully unrolled. Constants come from arith/field/bls12_381.h only
  * (expanded with BLS12_381_U32); they become immediates in the instructions.
  *
  * Carry chains are inline PTX (add.cc/addc, sub.cc/subc, mad.lo.cc/madc.hi.cc).
@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 
 #define FIELD_INLINE __host__ __device__ __forceinline__
 /* Full unrolling: device code depends on it (limb indices must be constants

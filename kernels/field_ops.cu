@@ -2,7 +2,7 @@
  * Batched element-wise field arithmetic on the GPU (kernels_field_op) and the
  * multiplication throughput benchmark (kernels_field_mul_throughput): the
  * entry points through which tests compare field.cuh with the host's
- * prover/field and benchmarks time it. Neither is on the prover's path.
+ * arith/field and benchmarks time it. Neither is on the prover's path.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -91,22 +91,6 @@ static int h_combine(dev_fr_t *a, const dev_fr_t *b, const dev_fr_t *c,
     return ntt_run(a, L, KERNELS_NTT_COSET_INVERSE, s);
 }
 
-int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
-                             void *stream)
-{
-    cudaStream_t s = (cudaStream_t)stream;
-    unsigned L;
-    int rc;
-    if (!d_a || !d_b || !d_c || (rc = h_log2(n, &L)) < 0)
-        return -EINVAL;
-    if ((rc = h_to_coset((dev_fr_t *)d_a, L, s)) < 0 ||
-        (rc = h_to_coset((dev_fr_t *)d_b, L, s)) < 0 ||
-        (rc = h_to_coset((dev_fr_t *)d_c, L, s)) < 0)
-        return rc;
-    return h_combine((dev_fr_t *)d_a, (const dev_fr_t *)d_b,
-                     (const dev_fr_t *)d_c, L, s);
-}
-
 /* ---- the per-worker workspace ---- */
 
 /* Scalars per staging copy: 64 MiB, large enough that a copy runs at the
@@ -232,15 +216,22 @@ fail:
     return rc;
 }
 
-/* n values from host src to device dst through the staging buffers in
- * turn, queued on s_copy (the host copy of one chunk overlaps the bus copy
- * of the one before). Returns once every chunk is queued. */
+/* n values from host src to device dst, queued on s_copy: straight from
+ * page-locked memory, else through the staging buffers in turn (the host
+ * copy of one chunk overlaps the bus copy of the one before). Returns once
+ * every chunk is queued. */
 static int ws_upload(kernels_prove_ws_t *ws, void *dst, const void *src, size_t n)
 {
     size_t chunk = h_chunk(ws->n);
     int rc = 0;
     double t0 = h_wall_ms();
-    if (ws->pageable) {
+    cudaPointerAttributes attr;
+    bool pinned = cudaPointerGetAttributes(&attr, src) == cudaSuccess && attr.type == cudaMemoryTypeHost;
+    if (!pinned)
+        (void)cudaGetLastError(); /* not sticky: clear it */
+    if (pinned || ws->pageable) {
+        /* page-locked (a, b, c pinned while computed): the copy engine reads
+         * it directly, at the bus's speed and with no host thread busy */
         CUDA_TRY(cudaMemcpyAsync(dst, src, n * sizeof(dev_fr_t), cudaMemcpyHostToDevice, ws->s_copy));
         ws->prof.host_ms += h_wall_ms() - t0;
         return 0;

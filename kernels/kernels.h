@@ -175,10 +175,6 @@ int kernels_ntt_bench(unsigned log_n, enum kernels_ntt_dir dir, int reps,
  */
 int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
                       size_t n);
-/* The same on device arrays, queued on stream: h replaces d_a; d_b and d_c
- * are clobbered. */
-int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
-                             void *stream);
 
 /*
  * A prover worker's workspace on the current device: a, b and c of a
@@ -264,6 +260,12 @@ int kernels_msm(void *ret, enum kernels_curve curve, const void *bases,
  */
 int kernels_host_alloc(void **ret, size_t bytes);
 void kernels_host_free(void *p);
+/* Page-locks bytes of existing host memory at p (cudaHostRegister), so the
+ * GPU copies from it directly: a prover's a, b, c evaluations, pinned while
+ * they are computed. Nothing is allocated (the hook sees nothing). 0 or
+ * -errno; kernels_host_unregister undoes it before the memory is freed. */
+int kernels_host_register(void *p, size_t bytes);
+int kernels_host_unregister(void *p);
 
 /*
  * The scratch one MSM call of this shape takes, as it would reserve it

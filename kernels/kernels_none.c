@@ -120,15 +120,6 @@ int kernels_compute_h(void *h, const void *a, const void *b, const void *c,
     return -ENODEV;
 }
 
-int kernels_compute_h_device(void *d_a, void *d_b, void *d_c, size_t n,
-                             void *stream)
-{
-    (void)stream;
-    if (!d_a || !d_b || !d_c || n == 0 || (n & (n - 1)))
-        return -EINVAL;
-    return -ENODEV;
-}
-
 int kernels_set_device(int dev)
 {
     (void)dev;
@@ -286,6 +277,16 @@ int kernels_host_alloc(void **ret, size_t bytes)
 void kernels_host_free(void *p)
 {
     (void)p;
+}
+
+int kernels_host_register(void *p, size_t bytes)
+{
+    return p && bytes ? -ENODEV : -EINVAL;
+}
+
+int kernels_host_unregister(void *p)
+{
+    return p ? -ENODEV : -EINVAL;
 }
 
 int kernels_fixed_base(void *ret_affine, enum kernels_curve curve, const void *table, unsigned windows, unsigned c,

@@ -4,9 +4,9 @@
  * c nw doublings of Horner cost under a millisecond instead of 9 (G1). */
 #include "kernels/msm_final.h"
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/bls12_381.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/bls12_381.h"
 
 _Static_assert(sizeof(g1_xyzz_t) == 4 * BLS12_381_FP_BYTES, "G1 XYZZ layout");
 _Static_assert(sizeof(g2_xyzz_t) == 8 * BLS12_381_FP_BYTES, "G2 XYZZ layout");

@@ -263,6 +263,23 @@ int backend_gpu_new(backend_t **ret, const groth16_params_t *pk, int device, cha
     return backend_gpu_new_cfg(ret, pk, &cfg, msg, cap);
 }
 
+int backend_host_pin(const backend_t *be, void *p, size_t bytes)
+{
+    /* an experiment until the H200 measures it against the staged uploads
+     * (today's default, measured in results/h200/porep-32g.md) */
+    const char *up = getenv("ZKBENCH_H_UPLOAD");
+    if (!be || !up || strcmp(up, "pinned") != 0)
+        return -ENOTSUP;
+    /* registration belongs to the process, not a device: any of them will do */
+    int rc = kernels_set_device(be->devs[0].info.device);
+    return rc < 0 ? rc : kernels_host_register(p, bytes);
+}
+
+void backend_host_unpin(void *p)
+{
+    kernels_host_unregister(p);
+}
+
 unsigned backend_lanes(const backend_t *be)
 {
     return be ? be->n_lanes : 1;

@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
 #include "prover/msm.h"
 #include "prover/ntt.h"
 #include "prover/params.h"
@@ -86,6 +86,17 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
 int backend_gpu_new(backend_t **ret, const groth16_params_t *pk, int device, char *msg, size_t cap);
 /* NULL is accepted. */
 void backend_free(backend_t *be);
+
+/* Page-locks host memory the backend's devices will copy from (a
+ * partition's a, b, c while they are computed), so uploads run straight
+ * from it at the bus's speed instead of through staging copies on host
+ * threads: 0 when pinned; -ENOTSUP on the CPU (be NULL) and unless
+ * ZKBENCH_H_UPLOAD=pinned (an experiment until measured), or the driver's
+ * error (the memory then stays pageable and is uploaded as before). The
+ * memory must be unpinned (backend_host_unpin) before it is freed. */
+int backend_host_pin(const backend_t *be, void *p, size_t bytes);
+/* Undoes backend_host_pin; p as pinned. */
+void backend_host_unpin(void *p);
 
 /* Lanes: n_devices x workers (1 for the CPU). */
 unsigned backend_lanes(const backend_t *be);

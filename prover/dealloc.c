@@ -12,6 +12,7 @@
 
 struct dealloc_batch {
     struct dealloc_batch *next;
+    void (*before_free)(void *buf);
     size_t n;
     void *bufs[];
 };
@@ -36,8 +37,11 @@ static void free_batch(struct dealloc_batch *b)
     unsigned d = atomic_load(&delay_ms);
     if (d)
         sleep_ms(d);
-    for (size_t i = 0; i < b->n; i++)
+    for (size_t i = 0; i < b->n; i++) {
+        if (b->before_free)
+            b->before_free(b->bufs[i]);
         mem_free(b->bufs[i]);
+    }
     pthread_mutex_lock(&lock);
     pending -= b->n;
     if (pending == 0)
@@ -71,6 +75,11 @@ static void *serial_main(void *arg)
 
 void dealloc_release(void *const *bufs, size_t n, enum dealloc_mode mode)
 {
+    dealloc_release_with(bufs, n, mode, NULL);
+}
+
+void dealloc_release_with(void *const *bufs, size_t n, enum dealloc_mode mode, void (*before_free)(void *buf))
+{
     size_t live = 0;
     for (size_t i = 0; i < n; i++)
         live += bufs[i] != NULL;
@@ -80,11 +89,15 @@ void dealloc_release(void *const *bufs, size_t n, enum dealloc_mode mode)
     if (mode != DEALLOC_SYNC)
         b = malloc(sizeof *b + live * sizeof(void *));
     if (!b) {
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            if (bufs[i] && before_free)
+                before_free(bufs[i]);
             mem_free(bufs[i]);
+        }
         return;
     }
     b->next = NULL;
+    b->before_free = before_free;
     b->n = 0;
     for (size_t i = 0; i < n; i++)
         if (bufs[i])

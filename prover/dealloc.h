@@ -22,6 +22,9 @@ enum dealloc_mode {
  * If a thread or queue entry cannot be had, the buffers are freed at once:
  * releasing never fails. */
 void dealloc_release(void *const *bufs, size_t n, enum dealloc_mode mode);
+/* The same, calling before_free(buf) on the releasing thread just before
+ * each buffer is freed (e.g. to unregister page-locked memory). */
+void dealloc_release_with(void *const *bufs, size_t n, enum dealloc_mode mode, void (*before_free)(void *buf));
 /* Buffers handed over and not yet freed. */
 uint64_t dealloc_pending(void);
 /* Waits until every buffer handed over has been freed. */

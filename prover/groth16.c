@@ -29,7 +29,7 @@
 
 #include <time.h>
 
-#include "prover/curve/encode.h"
+#include "arith/curve/encode.h"
 #include "prover/mem.h"
 #include "prover/msm.h"
 #include "prover/parallel.h"
@@ -188,18 +188,24 @@ static void *b2_thread(void *arg)
     return NULL;
 }
 
+/* Unpins (when pinned) and releases buffers of abc as mode says. */
+static void abc_release(fr_t *const *bufs, size_t n, bool pinned, enum dealloc_mode mode)
+{
+    dealloc_release_with((void *const *)bufs, n, mode, pinned ? backend_host_unpin : NULL);
+}
+
 void groth16_abc_free(groth16_abc_t *abc)
 {
     if (!abc)
         return;
-    mem_free(abc->a);
-    mem_free(abc->b);
-    mem_free(abc->c);
+    fr_t *bufs[3] = {abc->a, abc->b, abc->c};
+    abc_release(bufs, 3, abc->pinned, DEALLOC_SYNC);
     abc->a = abc->b = abc->c = NULL;
+    abc->pinned = false;
 }
 
 int groth16_abc_eval(groth16_abc_t *ret, const groth16_shape_t *shape, const fr_t *w, unsigned threads,
-                     int proof, int partition)
+                     int proof, int partition, const backend_t *backend)
 {
     const r1cs_t *cs = shape->cs;
     size_t n = shape->n;
@@ -212,6 +218,21 @@ int groth16_abc_eval(groth16_abc_t *ret, const groth16_shape_t *shape, const fr_
         .c = mem_alloc(MEM_KIND_ABC, proof, partition, n * sizeof(fr_t)),
     };
     int rc = -ENOMEM;
+    if (backend && t.a && t.b && t.c) {
+        /* all three or none: the upload path is chosen per array, but a
+         * partial pin would be undone piecemeal */
+        int pa = backend_host_pin(backend, t.a, n * sizeof(fr_t));
+        int pb = pa == 0 ? backend_host_pin(backend, t.b, n * sizeof(fr_t)) : pa;
+        int pc = pb == 0 ? backend_host_pin(backend, t.c, n * sizeof(fr_t)) : pb;
+        if (pc == 0) {
+            t.pinned = true;
+        } else {
+            if (pa == 0)
+                backend_host_unpin(t.a);
+            if (pb == 0)
+                backend_host_unpin(t.b);
+        }
+    }
     if (!t.a || !t.b || !t.c || (rc = r1cs_eval(t.a, t.b, t.c, cs, w, threads)) < 0) {
         groth16_abc_free(&t);
         return rc;
@@ -333,12 +354,15 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
      * as they are uploaded */
     double t0 = groth16_now_s();
     rc = backend_compute_h(o->backend, o->gpu_lane, own.a, own.b, own.c, &shape->domain, o->threads);
-    mem_free(own.b);
-    mem_free(own.c);
-    own.b = own.c = NULL;
-    if (o->backend) {
-        mem_free(own.a);
-        own.a = NULL;
+    {
+        /* a GPU has read all three; the CPU keeps h in a. Page-locked ones
+         * are unpinned where the buffers are released (off this thread when
+         * the release is asynchronous) */
+        fr_t *done[3] = {own.b, own.c, o->backend ? own.a : NULL};
+        abc_release(done, 3, own.pinned, own.pinned ? o->dealloc : DEALLOC_SYNC);
+        own.b = own.c = NULL;
+        if (o->backend)
+            own.a = NULL;
     }
     if (rc < 0)
         goto fail;
@@ -391,7 +415,7 @@ int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk, con
         return -EINVAL;
     groth16_abc_t abc;
     double t0 = groth16_now_s();
-    int rc = groth16_abc_eval(&abc, shape, w, opts->threads, opts->proof, opts->partition);
+    int rc = groth16_abc_eval(&abc, shape, w, opts->threads, opts->proof, opts->partition, opts->backend);
     if (rc < 0)
         return rc;
     if (opts->times)

@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/curve/pairing.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/curve/pairing.h"
 #include "prover/backend.h"
 #include "prover/dealloc.h"
 #include "prover/ntt.h"
@@ -160,13 +160,15 @@ typedef struct groth16_pending groth16_pending_t;
  */
 typedef struct {
     fr_t *a, *b, *c;
+    bool pinned; /* page-locked for the GPU backend (backend_host_pin) */
 } groth16_abc_t;
 
 /* Evaluates a, b, c from the witness w (r1cs_num_vars elements) on
- * `threads` threads. 0, -EINVAL (w[0] != 1), -ENOMEM (nothing left
- * allocated). */
+ * `threads` threads; with a GPU backend (not NULL) into page-locked memory
+ * when the driver allows, so H's uploads need no staging copies. 0,
+ * -EINVAL (w[0] != 1), -ENOMEM (nothing left allocated). */
 int groth16_abc_eval(groth16_abc_t *ret, const groth16_shape_t *shape, const fr_t *w, unsigned threads,
-                     int proof, int partition);
+                     int proof, int partition, const backend_t *backend);
 /* Frees what is left of abc (members may be NULL) and clears it. */
 void groth16_abc_free(groth16_abc_t *abc);
 
@@ -231,7 +233,7 @@ int groth16_verify_batch(const groth16_pvk_t *pvk, const groth16_proof_t *proofs
                          size_t n, size_t n_inputs);
 
 /* Encodings of a proof (compressed, bellperson order). read: 0 or an
- * ENCODE_ERR_* code (prover/curve/encode.h). */
+ * ENCODE_ERR_* code (arith/curve/encode.h). */
 void groth16_proof_write(uint8_t out[GROTH16_PROOF_BYTES], const groth16_proof_t *proof);
 int groth16_proof_read(groth16_proof_t *proof, const uint8_t in[GROTH16_PROOF_BYTES]);
 

@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fr.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fr.h"
 
 /* Largest window the callers may force (buckets: 2^(c-1) per thread). */
 #define MSM_MAX_WINDOW 20

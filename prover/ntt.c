@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 #include "prover/mem.h"
 #include "prover/parallel.h"
 

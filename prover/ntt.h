@@ -26,7 +26,7 @@
 
 #include <stddef.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 
 /* Largest supported log2 of the size: the Filecoin PoRep domain. */
 #define NTT_MAX_LOG 27

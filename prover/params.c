@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "prover/curve/encode.h"
+#include "arith/curve/encode.h"
 #include "prover/mem.h"
 #include "prover/parallel.h"
 

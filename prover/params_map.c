@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "prover/checksum.h"
-#include "prover/field/fp.h"
+#include "arith/field/fp.h"
 #include "prover/parallel.h"
 
 #define MAP_MAGIC "ZKBPMAP\0"

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 
 /*
  * A variable handle from the builder. Inputs are numbered from 0 (the ONE)

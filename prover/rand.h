@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 
 typedef ssize_t (*rand_source_fn)(void *buf, size_t len, unsigned flags);
 /* NULL: getrandom again. Not thread-safe: set it before work starts. */

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 #include "prover/groth16.h"
 #include "prover/mem.h"
 #include "prover/ntt.h"

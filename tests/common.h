@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "prover/field/fp.h"
-#include "prover/field/fr.h"
+#include "arith/field/fp.h"
+#include "arith/field/fr.h"
 
 /* Seed from ZKB_SEED or the clock; prints nothing unless a check fails. */
 void test_init(const char *name);

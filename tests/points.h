@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
 
 g1_affine_t *test_rand_g1_points(size_t n);
 g2_affine_t *test_rand_g2_points(size_t n);

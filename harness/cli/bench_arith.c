@@ -19,10 +19,10 @@
 #include "harness/cli/commands.h"
 #include "harness/run/sysinfo.h"
 #include "kernels/kernels.h"
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/curve/pairing.h"
-#include "prover/field/fp12.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/curve/pairing.h"
+#include "arith/field/fp12.h"
 
 #define BENCH_REPEATS 7
 

@@ -6,7 +6,7 @@
 #ifndef ZKB_SAY_VERDICT_H
 #define ZKB_SAY_VERDICT_H
 
-#include "harness/cli/console.h"
+#include "harness/run/console.h"
 #include "harness/diagnose/analyze.h"
 
 /* Prints r's verdict lines: the "verdict" line after indent with

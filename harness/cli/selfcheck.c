@@ -13,10 +13,10 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "kernels/kernels.h"
-#include "prover/curve/encode.h"
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/curve/pairing.h"
+#include "arith/curve/encode.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/curve/pairing.h"
 
 static int checks, failed;
 

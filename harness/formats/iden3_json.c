@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "prover/curve/encode.h"
+#include "arith/curve/encode.h"
 
 static int fail(char *msg, size_t cap, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "prover/curve/encode.h"
+#include "arith/curve/encode.h"
 
 /* Writes data to path through a temporary file and a rename, so a failure
  * never leaves a half-written file where a good one was expected. */

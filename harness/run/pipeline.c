@@ -287,7 +287,8 @@ static void *synth_main(void *arg)
         /* a, b, c with the witness, as production synthesis makes them (a
          * zkey circuit proves monolithically from its witness alone) */
         if (rc == 0 && !p->env.circ->prove)
-            rc = groth16_abc_eval(&x->abc, p->env.shape, x->w, p->cfg.threads, x->proof, x->partition);
+            rc = groth16_abc_eval(&x->abc, p->env.shape, x->w, p->cfg.threads, x->proof, x->partition,
+                                  p->env.backend);
         if (rc == 0 && (f->leak_kind >= 0 && f->leak_kind != MEM_KIND_AUX))
             x->shadow = make_shadow(p, f->leak_kind, x);
         else if (rc == 0 && f->hold_kind >= 0 && f->hold_kind != MEM_KIND_AUX)

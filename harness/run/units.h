@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-/* No <math.h> here: its FP_ZERO collides with prover/field/fp.h's, and
+/* No <math.h> here: its FP_ZERO collides with arith/field/fp.h's, and
  * the console formats sizes in files that include the prover. */
 
 /* Writes bytes into buf (32 bytes) and returns buf. Three significant

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 #include "prover/groth16.h"
 #include "prover/r1cs.h"
 

@@ -50,7 +50,7 @@
 #include <stdint.h>
 
 #include "prover/circuit/poseidon.h"
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 #include "prover/r1cs.h"
 
 #define POREP_MIN_CONSTRAINTS (1ull << 10)

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 #include "prover/r1cs.h"
 
 #define POSEIDON_ALPHA 5

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "prover/field/fp.h"
-#include "prover/field/fr.h"
+#include "arith/field/fp.h"
+#include "arith/field/fr.h"
 
 int iden3_error(iden3_error_t *err, int code, const char *path, const char *fmt, ...)
 {

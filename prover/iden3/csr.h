@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 #include "prover/r1cs.h"
 
 typedef struct iden3_csr iden3_csr_t;

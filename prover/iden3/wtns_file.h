@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 #include "prover/iden3/binfile.h"
 
 /*

@@ -15,8 +15,8 @@
 #include <nettle/sha2.h>
 
 #include "prover/cache_dir.h"
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
 #include "prover/parallel.h"
 
 /* ---- the digest ------------------------------------------------------- */

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 #include "prover/groth16.h"
 #include "prover/iden3/zkey_file.h"
 

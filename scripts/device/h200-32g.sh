@@ -7,7 +7,10 @@
 #   tests    the GPU tests (MSM passes, Groth16 on the GPU, setup)
 #   bench    one partition's stages with device times at 2^24 (b_g2 beside
 #            the G1 MSMs, and --serial: each stage alone on the device) and
-#            2^26 (--serial; staged and ZKBENCH_H_UPLOAD=pageable uploads)
+#            2^26 (--serial; staged, ZKBENCH_H_UPLOAD=pageable and
+#            ZKBENCH_H_UPLOAD=pinned uploads: a, b, c page-locked while
+#            computed). ZKBENCH_H_UPLOAD=pinned in the environment of the
+#            key, proof and sweep phases tries it in the pipeline
 #   key      the 32g batch's first proof: the circuit built, the key made on
 #            the GPU into the cache (/tmp/zkparams), one proof of 10
 #            partitions verified
@@ -70,7 +73,10 @@ for phase in "$@"; do
     tail -1 "$R/bench-26-serial.md"
     ZKBENCH_H_UPLOAD=pageable timeout 150 "$Z" bench prover --backend gpu --threads "$T" --repeat 1 \
       --constraints 2^26 --serial >"$R/bench-26-pageable.md" 2>&1
-    tail -1 "$R/bench-26-pageable.md" ;;
+    tail -1 "$R/bench-26-pageable.md"
+    ZKBENCH_H_UPLOAD=pinned timeout 150 "$Z" bench prover --backend gpu --threads "$T" --repeat 1 \
+      --constraints 2^26 --serial >"$R/bench-26-pinned.md" 2>&1
+    tail -1 "$R/bench-26-pinned.md" ;;
   key|proof)
     gm=${GPU_MEM:+--gpu-mem $GPU_MEM}
     name=$phase${GPU_MEM:+-$GPU_MEM}

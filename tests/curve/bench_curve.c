@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "prover/curve/encode.h"
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
+#include "arith/curve/encode.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
 #include "tests/common.h"
 
 static double now_ns(void)

@@ -1,6 +1,6 @@
 /*
  * Group-law tests shared by G1 and G2, written once like the code they test
- * (prover/curve/curve_template.h). test_g1.c and test_g2.c define
+ * (arith/curve/curve_template.h). test_g1.c and test_g2.c define
  *   CURVE, FE_T, FE(op)     as for the library template
  *   FE_ONE                  one (an element)
  *   FE_RAND(ret)            a uniformly random field element

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "prover/field/fp.h"
+#include "arith/field/fp.h"
 
 /* Decodes exactly 2n hex digits into out; returns 0, or -1 on a bad digit
  * or length (tests CHECK the result). */

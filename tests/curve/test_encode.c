@@ -4,7 +4,7 @@
  * decimal strings against mpz_get_str; and every rejection path with its
  * documented error code, checking that outputs stay untouched.
  */
-#include "prover/curve/encode.h"
+#include "arith/curve/encode.h"
 
 #include <stdlib.h>
 #include <string.h>

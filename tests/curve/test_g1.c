@@ -3,10 +3,10 @@
  * G1's own: the published generator, the endomorphism sigma behind the
  * subgroup test, and cofactor clearing.
  */
-#include "prover/curve/g1.h"
+#include "arith/curve/g1.h"
 
 #include "tests/common.h"
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 #include "tests/curve/hex.h"
 
 #define CURVE g1

@@ -3,10 +3,10 @@
  * G2's own: the published generator, the endomorphism psi behind the
  * subgroup test, and cofactor clearing.
  */
-#include "prover/curve/g2.h"
+#include "arith/curve/g2.h"
 
 #include "tests/common.h"
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 #include "tests/curve/hex.h"
 
 static void rand_fp2(fp2_t *r)

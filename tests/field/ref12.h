@@ -1,5 +1,5 @@
 /*
- * A reference for Fp12 independent of prover/field's tower: polynomials over
+ * A reference for Fp12 independent of arith/field's tower: polynomials over
  * GMP integers modulo X^12 - 2 X^6 + 2 (X = w, w^6 = u + 1, u^2 = -1, so
  * u = w^6 - 1). Used by tests/field/test_tower.c and
  * tests/pairing/test_pairing.c.
@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "prover/field/fp12.h"
+#include "arith/field/fp12.h"
 #include "tests/common.h"
 
 /* An element of Fp[X] / (X^12 - 2 X^6 + 2): coefficients of X^0..X^11. */

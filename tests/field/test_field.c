@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prover/field/bls12_381.h"
-#include "prover/field/mont.h"
-#include "prover/field/mont_asm.h"
+#include "arith/field/bls12_381.h"
+#include "arith/field/mont.h"
+#include "arith/field/mont_asm.h"
 #include "tests/common.h"
 
 #define ROUNDS 4000

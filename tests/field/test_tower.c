@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "prover/field/fp12.h"
+#include "arith/field/fp12.h"
 #include "tests/common.h"
 #include "tests/field/ref12.h"
 

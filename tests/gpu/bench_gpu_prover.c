@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "kernels/kernels.h"
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fr.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fr.h"
 
 #define GEN_BATCH 4096
 

@@ -25,9 +25,9 @@
 #define FP_ZERO fp_zero_unused_here
 
 extern "C" {
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fr.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fr.h"
 #include "tests/common.h"
 }
 

@@ -3,7 +3,7 @@
  * (add, sub, mul, neg, dbl, sqr) on Fr, Fp and Fp2, at sizes 0, 1, 7, 1000
  * and 2^20, with edge values (0, 1, -1, 2, the largest representation m-1,
  * values whose sum is exactly m, long carry runs) paired with each other,
- * then fresh random values; results must equal prover/field's bit for bit.
+ * then fresh random values; results must equal arith/field's bit for bit.
  * Also the error paths: bad arguments, an allocation far too large (must be
  * a negative errno with a message, not a crash), and device queries.
  *
@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "prover/field/fp.h"
-#include "prover/field/fp2.h"
-#include "prover/field/fr.h"
+#include "arith/field/fp.h"
+#include "arith/field/fp2.h"
+#include "arith/field/fr.h"
 #include "tests/common.h"
 
 #define N_FIELDS 3

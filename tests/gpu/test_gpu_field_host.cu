@@ -1,6 +1,6 @@
 /*
  * The device field algorithms of kernels/field.cuh, run on the host (where
- * its PTX carry primitives are emulated) against prover/field: add, sub,
+ * its PTX carry primitives are emulated) against arith/field: add, sub,
  * neg, dbl, mul, sqr of Fr, Fp and Fp2 on edge values paired with each
  * other and on fresh random values. Needs nvcc but no GPU, so the limb-level
  * logic of the kernels is checked on every machine that builds them; the
@@ -21,9 +21,9 @@
 #define FP_ZERO fp_zero_unused_here
 
 extern "C" {
-#include "prover/field/fp.h"
-#include "prover/field/fp2.h"
-#include "prover/field/fr.h"
+#include "arith/field/fp.h"
+#include "arith/field/fp2.h"
+#include "arith/field/fr.h"
 #include "tests/common.h"
 }
 

@@ -101,6 +101,21 @@ static void test_size(unsigned log_c, unsigned partitions)
         CHECK(groth16_verify(pvk, &p, &w[1], ni) == 1);
         CHECK(groth16_proof_read(&p, fresh) == 0);
         CHECK(groth16_verify(pvk, &p, &w[1], ni) == 1);
+        if (i == 0) {
+            /* under ZKBENCH_H_UPLOAD=pinned a GPU backend page-locks a, b, c
+             * while computed, else and on the CPU they stay pageable; the
+             * values are the same */
+            const char *up = getenv("ZKBENCH_H_UPLOAD");
+            bool want_pin = up && strcmp(up, "pinned") == 0;
+            groth16_abc_t on_gpu, on_cpu;
+            CHECK(groth16_abc_eval(&on_gpu, shape, w, 2, 0, 0, be) == 0 && on_gpu.pinned == want_pin);
+            CHECK(groth16_abc_eval(&on_cpu, shape, w, 2, 0, 0, NULL) == 0 && !on_cpu.pinned);
+            CHECK(memcmp(on_gpu.a, on_cpu.a, shape->n * sizeof(fr_t)) == 0 &&
+                  memcmp(on_gpu.c, on_cpu.c, shape->n * sizeof(fr_t)) == 0);
+            groth16_abc_free(&on_gpu);
+            groth16_abc_free(&on_cpu);
+            CHECK(!on_gpu.pinned && on_gpu.a == NULL);
+        }
         mem_free(w);
     }
     printf("2^%u constraints, %u partition(s): GPU proofs equal the CPU's\n", log_c, partitions);
@@ -213,6 +228,10 @@ int main(void)
     unsigned top = getenv("ZKB_GPU_TEST_SMALL") ? 13 : 16;
     for (unsigned log_c = 12; log_c <= top; log_c++)
         test_size(log_c, log_c == 12 ? 2 : 1);
+    /* the page-locked a, b, c (an experiment's switch): the same proofs */
+    setenv("ZKBENCH_H_UPLOAD", "pinned", 1);
+    test_size(14, 2);
+    unsetenv("ZKBENCH_H_UPLOAD");
     test_lanes(getenv("ZKB_GPU_TEST_SMALL") ? 12 : 15);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         if (!CHECK(mem_live_bytes((enum mem_kind)k) == 0))

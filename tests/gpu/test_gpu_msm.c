@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fr.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fr.h"
 #include "prover/msm.h"
 #include "tests/common.h"
 #include "tests/gpu/gpu_hook.h"

@@ -27,7 +27,7 @@
 #define FP_ZERO fp_zero_unused_here
 
 extern "C" {
-#include "prover/field/fr.h"
+#include "arith/field/fr.h"
 #include "tests/common.h"
 }
 

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fp.h"
-#include "prover/field/fr.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fp.h"
+#include "arith/field/fr.h"
 #include "prover/iden3/zkey_file.h"
 #include "prover/parallel.h"
 

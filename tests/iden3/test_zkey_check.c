@@ -22,11 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
-#include "prover/field/fp.h"
-#include "prover/field/fp2.h"
-#include "prover/field/fr.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
+#include "arith/field/fp.h"
+#include "arith/field/fp2.h"
+#include "arith/field/fr.h"
 #include "prover/iden3/zkey_check.h"
 #include "prover/iden3/zkey_file.h"
 #include "tests/common.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prover/field/fp.h"
-#include "prover/field/fr.h"
+#include "arith/field/fp.h"
+#include "arith/field/fr.h"
 
 void zkey_writer_put(zkey_writer_t *w, const void *p, size_t n)
 {

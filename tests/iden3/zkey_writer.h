@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
 
 typedef struct {
     unsigned char *data;

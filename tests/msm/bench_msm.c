@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "prover/curve/g1.h"
-#include "prover/curve/g2.h"
+#include "arith/curve/g1.h"
+#include "arith/curve/g2.h"
 #include "prover/msm.h"
 #include "tests/common.h"
 #include "tests/points.h"

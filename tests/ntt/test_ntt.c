@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prover/field/bls12_381.h"
+#include "arith/field/bls12_381.h"
 #include "prover/mem.h"
 #include "prover/ntt.h"
 #include "tests/common.h"

@@ -6,11 +6,11 @@
  * against unprepared loops, infinity inputs, and more pairs than one group.
  *
  * Points are built here with a plain affine double-and-add over GMP-checked
- * field code, independent of prover/curve's G1/G2 arithmetic.
+ * field code, independent of arith/curve's G1/G2 arithmetic.
  */
 #include <string.h>
 
-#include "prover/curve/pairing.h"
+#include "arith/curve/pairing.h"
 #include "tests/common.h"
 #include "tests/field/ref12.h"
 
