@@ -20,11 +20,16 @@ struct trace_collect_summary {
     size_t n_marks;
     uint64_t never_freed_bytes; /* over every recorded allocation */
     bool symbols;               /* libdw resolved at least one function */
+    uint64_t allocator_bytes;   /* mapped by the allocator for itself, still mapped at the end */
+    double sampled_never_freed_est; /* of never_freed in the top: estimated from sampled small blocks */
+    size_t n_static_allocator;  /* processes whose malloc is their own (not interposed) */
+    char static_allocator[300]; /* the first one, said in one line */
     size_t n_top;
     struct {
         char site[256];
         uint64_t never_freed_bytes, n_never_freed;
-    } top[TRACE_COLLECT_TOP]; /* sites by never-freed bytes, largest first */
+        bool estimated; /* includes sampled small blocks' estimate */
+    } top[TRACE_COLLECT_TOP]; /* user sites by never-freed bytes, largest first */
 };
 
 /* t0: the run's clock origin in seconds of CLOCK_MONOTONIC (run_clock_now()).

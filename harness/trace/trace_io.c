@@ -12,6 +12,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,14 @@ static __thread int tls_kind __attribute__((tls_model("initial-exec")));
 static __thread unsigned tls_stripe __attribute__((tls_model("initial-exec")));
 
 static int g_fd = -1;
-static volatile int g_on;
+static volatile int g_on; /* the file is open */
+/* not open yet: 1 open at the first event, 2 at the first recorded one (a
+ * fork child: its small counts before then are dropped, most such children
+ * only exec); 0 tracing is off */
+static volatile int g_lazy;
+static pthread_mutex_t g_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static char g_static_alloc[256]; /* where the program's own malloc is, or "" */
+static int open_files(void);
 static uint64_t g_min = 1u << 20;
 static char g_dir[PATH_MAX - 64];
 static char g_suffix[16];
@@ -44,6 +52,22 @@ int tio_sys_munmap(void *addr, size_t len)
 
 bool tio_on(void)
 {
+    return g_on || g_lazy;
+}
+
+/* Opens the files on the first event that needs them; whether they are open. */
+static bool ensure_open(bool recorded)
+{
+    if (__builtin_expect(g_on, 1))
+        return true;
+    if (!g_lazy || (g_lazy == 2 && !recorded))
+        return false;
+    pthread_mutex_lock(&g_open_lock);
+    if (!g_on && g_lazy) {
+        g_lazy = 0;
+        open_files();
+    }
+    pthread_mutex_unlock(&g_open_lock);
     return g_on;
 }
 
@@ -122,6 +146,7 @@ static void write_line(struct line *l)
             continue;
         if (w <= 0) {
             g_on = 0; /* full disk or any error: stop tracing, never the program */
+            g_lazy = 0;
             return;
         }
         p += w;
@@ -271,6 +296,8 @@ void tio_kind(const char *name)
         tls_kind = 0;
         return;
     }
+    if (!ensure_open(true))
+        return;
     pthread_mutex_lock(&g_kind_lock);
     int id = 0;
     for (int i = 1; i <= g_nkinds && !id; i++)
@@ -287,6 +314,8 @@ void tio_kind(const char *name)
 
 void tio_mark(const char *name)
 {
+    if (!ensure_open(true))
+        return;
     struct line l = {.n = 0};
     put_str(&l, "P ");
     put_u64(&l, tio_now_ns());
@@ -409,34 +438,63 @@ static void live_clear(void)
 
 /* ---- small allocations: keys and striped counters in PID-N.small ---- */
 
-#define SMALL_SLOTS (1u << 14)
+/* Layout 2 (docs/trace-format.md): a 4 KiB page of header, the keys, then
+ * one stripe per counting thread, each reserved in the file (fallocate)
+ * when its first thread appears: the file grows with the threads that
+ * count, not preallocated for the most. */
+#define SMALL_SLOTS (1u << 12)
 #define SMALL_STRIPES 16
+#define SMALL_KEYS_OFF 4096u
+#define SMALL_STRIPES_OFF (SMALL_KEYS_OFF + SMALL_SLOTS * 8u)
+#define SMALL_STRIPE_LEN (SMALL_SLOTS * 16u)
 static unsigned g_next_stripe;
 struct small_hdr {
-    char magic[8]; /* "ZKTSMAL1" */
-    uint32_t nslots, nstripes;
+    char magic[8]; /* "ZKTSMAL2" */
+    uint32_t nslots, nstripes; /* nstripes: reserved so far */
     uint64_t min;
-    uint64_t reserved[5];
+    uint32_t keys_off, stripes_off;
+    uint64_t reserved[4];
 };
 struct small_ctr {
     uint64_t count, bytes;
 };
 static char *g_small; /* the mapping, or NULL */
 static size_t g_small_len;
+static int g_small_fd = -1;
+static pthread_mutex_t g_small_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t small_len(void)
 {
-    return sizeof(struct small_hdr) + SMALL_SLOTS * sizeof(uint64_t) +
-           (size_t)SMALL_STRIPES * SMALL_SLOTS * sizeof(struct small_ctr);
+    return SMALL_STRIPES_OFF + (size_t)SMALL_STRIPES * SMALL_STRIPE_LEN;
+}
+
+/* Stripe st (1-based) backed by the file: true when it is. */
+static bool small_stripe_ready(unsigned st)
+{
+    struct small_hdr *h = (struct small_hdr *)g_small;
+    if (__atomic_load_n(&h->nstripes, __ATOMIC_ACQUIRE) >= st)
+        return true;
+    bool ok = true;
+    pthread_mutex_lock(&g_small_lock);
+    while (ok && h->nstripes < st) {
+        off_t at = (off_t)SMALL_STRIPES_OFF + (off_t)h->nstripes * SMALL_STRIPE_LEN;
+        ok = g_small_fd >= 0 && posix_fallocate(g_small_fd, at, SMALL_STRIPE_LEN) == 0;
+        if (ok)
+            __atomic_store_n(&h->nstripes, h->nstripes + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&g_small_lock);
+    return ok;
 }
 
 void tio_small(uintptr_t site, uint64_t bytes)
 {
-    char *m = g_small;
-    if (!m || !g_on)
+    if (!ensure_open(false))
         return;
-    uint64_t *keys = (uint64_t *)(m + sizeof(struct small_hdr));
-    struct small_ctr *ctr = (struct small_ctr *)(keys + SMALL_SLOTS);
+    char *m = g_small;
+    if (!m)
+        return;
+    uint64_t *keys = (uint64_t *)(m + SMALL_KEYS_OFF);
+    struct small_ctr *ctr = (struct small_ctr *)(m + SMALL_STRIPES_OFF);
     uint64_t key = site ? site : 1;
     size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (SMALL_SLOTS - 1);
     for (unsigned probe = 0;; probe++, i = (i + 1) & (SMALL_SLOTS - 1)) {
@@ -462,8 +520,12 @@ void tio_small(uintptr_t site, uint64_t bytes)
     unsigned st = tls_stripe;
     if (!st) {
         unsigned k = __atomic_add_fetch(&g_next_stripe, 1, __ATOMIC_RELAXED);
-        st = tls_stripe = k < SMALL_STRIPES ? k : SMALL_STRIPES;
+        st = k < SMALL_STRIPES ? k : SMALL_STRIPES;
+        tls_stripe = small_stripe_ready(st) ? st : UINT_MAX;
+        st = tls_stripe;
     }
+    if (st == UINT_MAX)
+        return; /* its stripe could not be reserved (full disk) */
     struct small_ctr *c = &ctr[(size_t)(st - 1) * SMALL_SLOTS + i];
     if (st < SMALL_STRIPES) {
         __atomic_store_n(&c->count, __atomic_load_n(&c->count, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
@@ -472,6 +534,40 @@ void tio_small(uintptr_t site, uint64_t bytes)
         __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&c->bytes, bytes, __ATOMIC_RELAXED);
     }
+}
+
+/* ---- the Poisson sampler of small allocations ---- */
+
+static __thread int64_t tls_until __attribute__((tls_model("initial-exec")));
+static __thread uint64_t tls_rng __attribute__((tls_model("initial-exec")));
+static long g_nsampled;
+
+/* An exponential gap of mean TIO_SAMPLE_PERIOD bytes (xorshift64*). */
+static int64_t sample_gap(void)
+{
+    if (!tls_rng)
+        tls_rng = (tio_now_ns() ^ ((uint64_t)syscall(SYS_gettid) << 32)) | 1;
+    tls_rng ^= tls_rng >> 12;
+    tls_rng ^= tls_rng << 25;
+    tls_rng ^= tls_rng >> 27;
+    double u = (double)((tls_rng * 0x2545f4914f6cdd1dull) >> 11) * 0x1p-53 + 0x1p-54; /* (0, 1) */
+    return (int64_t)(-log(u) * TIO_SAMPLE_PERIOD) + 1;
+}
+
+bool tio_sample_due(uint64_t bytes)
+{
+    if (!tls_until)
+        tls_until = sample_gap();
+    tls_until -= (int64_t)bytes;
+    if (tls_until > 0)
+        return false;
+    tls_until = sample_gap();
+    return true;
+}
+
+bool tio_any_sampled(void)
+{
+    return __atomic_load_n(&g_nsampled, __ATOMIC_RELAXED) > 0;
 }
 
 /* ---- allocation events ---- */
@@ -487,13 +583,13 @@ static uint64_t stack_hash(const uintptr_t *f, int n)
     return h ? h : 1;
 }
 
-void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
+/* The calling stack (skip frames left out), its S line written once: the site. */
+__attribute__((noinline)) static uint64_t take_stack(int skip)
 {
-    if (!g_on)
-        return;
     void *raw[TIO_MAX_FRAMES + 8];
-    if (skip < 0 || skip > 8)
+    if (skip < 0 || skip > 6)
         skip = 0;
+    skip += 1; /* take_stack itself */
     int n = backtrace(raw, TIO_MAX_FRAMES + skip) - skip;
     if (n < 0)
         n = 0;
@@ -517,9 +613,11 @@ void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
         }
         write_line(&l);
     }
-    uintptr_t key = cls == TIO_GPU ? (uintptr_t)TIO_GPU + 256u * (uintptr_t)(device + 1) : (uintptr_t)cls;
-    if (!live_insert(ptr, key))
-        return;
+    return site;
+}
+
+static void a_line(uintptr_t ptr, uint64_t bytes, uint64_t site, int kind, int cls, int device)
+{
     struct line l = {.n = 0};
     put_str(&l, "A ");
     put_u64(&l, tio_now_ns());
@@ -530,12 +628,37 @@ void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
     put_ch(&l, ' ');
     put_hex(&l, site);
     put_ch(&l, ' ');
-    put_u64(&l, (uint64_t)tls_kind);
+    put_u64(&l, (uint64_t)kind);
     put_ch(&l, ' ');
     put_ch(&l, (char)cls);
     if (cls == TIO_GPU)
         put_u64(&l, (uint64_t)(device < 0 ? 0 : device));
     write_line(&l);
+}
+
+static void f_line(uintptr_t ptr, int cls)
+{
+    struct line l = {.n = 0};
+    put_str(&l, "F ");
+    put_u64(&l, tio_now_ns());
+    put_ch(&l, ' ');
+    put_hex(&l, ptr);
+    put_ch(&l, ' ');
+    put_ch(&l, (char)cls);
+    write_line(&l);
+}
+
+void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
+{
+    if (!ensure_open(true))
+        return;
+    uint64_t site = take_stack(skip);
+    uintptr_t key = cls == TIO_GPU ? (uintptr_t)TIO_GPU + 256u * (uintptr_t)(device + 1) : (uintptr_t)cls;
+    if (!live_insert(ptr, key))
+        return;
+    if (cls == TIO_SAMPLED)
+        __atomic_add_fetch(&g_nsampled, 1, __ATOMIC_RELAXED);
+    a_line(ptr, bytes, site, tls_kind, cls, device);
 }
 
 bool tio_free(uintptr_t ptr, int cls)
@@ -554,15 +677,230 @@ bool tio_free(uintptr_t ptr, int cls)
     }
     if (!found)
         return false;
+    if (cls == TIO_SAMPLED)
+        __atomic_sub_fetch(&g_nsampled, 1, __ATOMIC_RELAXED);
+    f_line(ptr, cls);
+    return true;
+}
+
+/* ---- mapped ranges: sorted, disjoint intervals ---- */
+
+struct rng {
+    uintptr_t lo, hi;
+    uint64_t site;
+    uint8_t cls;  /* TIO_MMAP or TIO_ALLOCATOR; 0: a reservation (PROT_NONE), not counted */
+    uint8_t kind;
+};
+static pthread_mutex_t g_rng_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rng *g_rng;
+static size_t g_nrng, g_caprng;
+
+static void r_line(uintptr_t old, int cls, uintptr_t lo, uintptr_t hi)
+{
     struct line l = {.n = 0};
-    put_str(&l, "F ");
+    put_str(&l, "R ");
     put_u64(&l, tio_now_ns());
     put_ch(&l, ' ');
-    put_hex(&l, ptr);
+    put_hex(&l, old);
     put_ch(&l, ' ');
     put_ch(&l, (char)cls);
+    put_ch(&l, ' ');
+    put_hex(&l, lo);
+    put_ch(&l, ' ');
+    put_u64(&l, (uint64_t)(hi - lo));
     write_line(&l);
+}
+
+/* first interval whose hi > p */
+static size_t rng_find(uintptr_t p)
+{
+    size_t lo = 0, hi = g_nrng;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (g_rng[mid].hi <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool rng_insert_at(size_t i, struct rng r)
+{
+    if (g_nrng == g_caprng) {
+        size_t cap = g_caprng ? 2 * g_caprng : 1024;
+        struct rng *t = tio_sys_mmap(NULL, cap * sizeof *t, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (t == MAP_FAILED)
+            return false;
+        if (g_rng) {
+            memcpy(t, g_rng, g_nrng * sizeof *t);
+            tio_sys_munmap(g_rng, g_caprng * sizeof *t);
+        }
+        g_rng = t;
+        g_caprng = cap;
+    }
+    memmove(&g_rng[i + 1], &g_rng[i], (g_nrng - i) * sizeof *g_rng);
+    g_rng[i] = r;
+    g_nrng++;
     return true;
+}
+
+static void rng_erase(size_t i)
+{
+    memmove(&g_rng[i], &g_rng[i + 1], (g_nrng - i - 1) * sizeof *g_rng);
+    g_nrng--;
+}
+
+/* Cuts [lo, hi) out of every interval; caller holds g_rng_lock. keep_reserved:
+ * counted parts inside become reservations (a decommit). */
+static void rng_cut(uintptr_t lo, uintptr_t hi, bool keep_reserved)
+{
+    size_t i = rng_find(lo);
+    while (i < g_nrng && g_rng[i].lo < hi) {
+        struct rng e = g_rng[i];
+        bool counted = e.cls != 0;
+        if (lo <= e.lo && e.hi <= hi) { /* covered */
+            if (counted)
+                f_line(e.lo, e.cls);
+            rng_erase(i);
+        } else if (lo <= e.lo) { /* head cut */
+            g_rng[i].lo = hi;
+            if (counted)
+                r_line(e.lo, e.cls, hi, e.hi);
+            i++;
+        } else if (e.hi <= hi) { /* tail cut */
+            g_rng[i].hi = lo;
+            if (counted)
+                r_line(e.lo, e.cls, e.lo, lo);
+            i++;
+        } else { /* a hole in the middle: two pieces */
+            g_rng[i].hi = lo;
+            if (counted)
+                r_line(e.lo, e.cls, e.lo, lo);
+            struct rng right = e;
+            right.lo = hi;
+            if (rng_insert_at(i + 1, right) && counted)
+                a_line(right.lo, right.hi - right.lo, right.site, right.kind, right.cls, 0);
+            i += 2;
+        }
+    }
+    if (keep_reserved && hi > lo) {
+        /* the cut range stays reserved where it was known */
+        struct rng r = {.lo = lo, .hi = hi};
+        rng_insert_at(rng_find(lo), r);
+    }
+}
+
+void tio_map(uintptr_t p, uint64_t len, int cls, bool reserve, int skip)
+{
+    if (!len || !ensure_open(!reserve))
+        return;
+    uint64_t site = reserve ? 0 : take_stack(skip);
+    pthread_mutex_lock(&g_rng_lock);
+    rng_cut(p, p + len, false);
+    struct rng r = {.lo = p, .hi = p + len, .site = site, .cls = reserve ? 0 : (uint8_t)cls,
+                    .kind = (uint8_t)tls_kind};
+    if (rng_insert_at(rng_find(p), r) && !reserve)
+        a_line(p, len, site, tls_kind, cls, 0);
+    pthread_mutex_unlock(&g_rng_lock);
+}
+
+void tio_unmap(uintptr_t p, uint64_t len)
+{
+    if (!g_on || !len)
+        return;
+    pthread_mutex_lock(&g_rng_lock);
+    rng_cut(p, p + len, false);
+    pthread_mutex_unlock(&g_rng_lock);
+}
+
+void tio_protect(uintptr_t p, uint64_t len, bool none, int skip)
+{
+    if (!g_on || !len)
+        return;
+    uintptr_t hi = p + len;
+    pthread_mutex_lock(&g_rng_lock);
+    size_t i = rng_find(p);
+    bool any_reserved = false, any_counted = false;
+    for (size_t j = i; j < g_nrng && g_rng[j].lo < hi; j++) {
+        any_reserved |= g_rng[j].cls == 0;
+        any_counted |= g_rng[j].cls != 0;
+    }
+    if (none && any_counted) {
+        rng_cut(p, hi, /* keep_reserved= */ true);
+    } else if (!none && any_reserved) {
+        /* each reserved piece inside [p, hi) becomes a counted mapping */
+        uint64_t site = 0;
+        bool have_site = false;
+        for (size_t j = rng_find(p); j < g_nrng && g_rng[j].lo < hi; j++) {
+            if (g_rng[j].cls != 0)
+                continue;
+            uintptr_t a = g_rng[j].lo > p ? g_rng[j].lo : p, b = g_rng[j].hi < hi ? g_rng[j].hi : hi;
+            if (!have_site) {
+                site = take_stack(skip); /* only g_maps_lock inside: no order problem */
+                have_site = true;
+            }
+            struct rng e = g_rng[j];
+            /* split the reservation around [a, b) and count the middle */
+            g_rng[j].hi = a;
+            size_t at = j + 1;
+            if (e.lo == a) {
+                rng_erase(j);
+                at = j;
+            }
+            struct rng c = {.lo = a, .hi = b, .site = site, .cls = TIO_MMAP, .kind = (uint8_t)tls_kind};
+            if (!rng_insert_at(at, c))
+                break;
+            a_line(a, b - a, site, tls_kind, TIO_MMAP, 0);
+            j = at;
+            if (b < e.hi) {
+                struct rng rest = {.lo = b, .hi = e.hi};
+                if (!rng_insert_at(at + 1, rest))
+                    break;
+                j = at + 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&g_rng_lock);
+}
+
+void tio_remap(uintptr_t old, uint64_t old_len, uintptr_t p, uint64_t len, int skip)
+{
+    if (!g_on)
+        return;
+    (void)skip;
+    pthread_mutex_lock(&g_rng_lock);
+    size_t i = rng_find(old);
+    struct rng e = {0};
+    bool had = i < g_nrng && g_rng[i].lo <= old && g_rng[i].cls != 0;
+    if (had)
+        e = g_rng[i];
+    rng_cut(old, old + old_len, false);
+    if (had) {
+        rng_cut(p, p + len, false);
+        struct rng r = {.lo = p, .hi = p + len, .site = e.site, .cls = e.cls, .kind = e.kind};
+        if (rng_insert_at(rng_find(p), r))
+            a_line(p, len, e.site, e.kind, e.cls, 0);
+    }
+    pthread_mutex_unlock(&g_rng_lock);
+}
+
+static void w_line(void)
+{
+    struct line l = {.n = 0};
+    put_str(&l, "W static-allocator ");
+    put_name(&l, g_static_alloc);
+    write_line(&l);
+}
+
+void tio_note_static_allocator(const char *where)
+{
+    bool was_open = g_on;
+    strncpy(g_static_alloc, where && *where ? where : "?", sizeof g_static_alloc - 1);
+    if (was_open)
+        w_line();
+    else
+        ensure_open(true); /* open_files writes the W line */
 }
 
 /* ---- files ---- */
@@ -605,23 +943,34 @@ static int open_files(void)
         int sfd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         size_t len = small_len();
         char *m = MAP_FAILED;
-        /* blocks reserved up front: a full disk fails here, never as SIGBUS later */
-        if (sfd >= 0 && posix_fallocate(sfd, 0, (off_t)len) == 0)
+        /* the header and keys reserved now, each stripe when a thread first
+         * counts (small_stripe_ready): a full disk fails there, never as
+         * SIGBUS later; the mapping spans every stripe, only reserved ones
+         * are touched */
+        if (sfd >= 0 && posix_fallocate(sfd, 0, (off_t)SMALL_STRIPES_OFF) == 0)
             m = tio_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
-        if (sfd >= 0)
-            close(sfd);
         if (m == MAP_FAILED) {
+            if (sfd >= 0)
+                close(sfd);
             close(fd);
             unlink(path);
             return -ENOSPC;
         }
+        int shigh = fcntl(sfd, F_DUPFD_CLOEXEC, 900);
+        if (shigh >= 0) {
+            close(sfd);
+            sfd = shigh;
+        }
         struct small_hdr *h = (struct small_hdr *)m;
-        memcpy(h->magic, "ZKTSMAL1", 8);
+        memcpy(h->magic, "ZKTSMAL2", 8);
         h->nslots = SMALL_SLOTS;
-        h->nstripes = SMALL_STRIPES;
+        h->nstripes = 0;
         h->min = g_min;
+        h->keys_off = SMALL_KEYS_OFF;
+        h->stripes_off = SMALL_STRIPES_OFF;
         g_small = m;
         g_small_len = len;
+        g_small_fd = sfd;
     }
     g_fd = fd;
     g_on = 1;
@@ -629,12 +978,14 @@ static int open_files(void)
     char exe[PATH_MAX];
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[el > 0 ? el : 0] = 0;
-    put_str(&l, "Z 1 ");
+    put_str(&l, "Z 2 ");
     put_u64(&l, (uint64_t)pid);
     put_ch(&l, ' ');
     put_u64(&l, (uint64_t)getppid());
     put_ch(&l, ' ');
     put_u64(&l, g_min);
+    put_ch(&l, ' ');
+    put_u64(&l, TIO_SAMPLE_PERIOD);
     put_ch(&l, ' ');
     put_u64(&l, tio_now_ns());
     put_ch(&l, ' ');
@@ -645,6 +996,8 @@ static int open_files(void)
     pthread_mutex_unlock(&g_maps_lock);
     for (int i = 1; i <= g_nkinds; i++)
         kind_line(i);
+    if (g_static_alloc[0])
+        w_line();
     return 0;
 }
 
@@ -672,12 +1025,16 @@ int tio_init(const char *suffix, bool small_table)
     if (seen == MAP_FAILED)
         return -ENOMEM;
     g_seen = seen;
-    return open_files();
+    g_lazy = 1; /* the files are made at the first event */
+    return 0;
 }
 
 void tio_fork_prepare(void)
 {
+    pthread_mutex_lock(&g_open_lock);
     pthread_mutex_lock(&g_kind_lock);
+    pthread_mutex_lock(&g_rng_lock);
+    pthread_mutex_lock(&g_small_lock);
     pthread_mutex_lock(&g_maps_lock);
     for (int s = 0; s < LIVE_STRIPES; s++)
         pthread_mutex_lock(&g_live[s].lock);
@@ -688,35 +1045,46 @@ void tio_fork_parent(void)
     for (int s = LIVE_STRIPES - 1; s >= 0; s--)
         pthread_mutex_unlock(&g_live[s].lock);
     pthread_mutex_unlock(&g_maps_lock);
+    pthread_mutex_unlock(&g_small_lock);
+    pthread_mutex_unlock(&g_rng_lock);
     pthread_mutex_unlock(&g_kind_lock);
+    pthread_mutex_unlock(&g_open_lock);
 }
 
 void tio_after_fork_child(void)
 {
     tio_fork_parent();
-    bool was_on = g_on;
+    bool was_on = g_on || g_lazy;
     g_on = 0;
+    g_lazy = 0;
     if (g_fd >= 0)
         close(g_fd);
     g_fd = -1;
     if (g_small)
         tio_sys_munmap(g_small, g_small_len);
     g_small = NULL;
+    if (g_small_fd >= 0)
+        close(g_small_fd);
+    g_small_fd = -1;
     /* the child's one thread takes the first stripe of its fresh table */
     g_next_stripe = 0;
     tls_stripe = 0;
     if (!was_on)
         return;
-    /* the child's allocations and stacks go to its own file; what it
-     * inherited belongs to the parent's record */
+    /* the child's allocations and stacks go to its own file, made at its
+     * first recorded event; what it inherited belongs to the parent's record */
     live_clear();
+    g_nrng = 0;
+    g_nsampled = 0;
     if (g_seen)
         memset(g_seen, 0, SEEN_SLOTS * sizeof(uint64_t));
-    open_files();
+    g_lazy = 2;
 }
 
 void tio_exit(void)
 {
+    if (!g_on)
+        return;
     struct line l = {.n = 0};
     put_str(&l, "X ");
     put_u64(&l, tio_now_ns());
