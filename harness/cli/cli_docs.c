@@ -18,7 +18,7 @@
 const cli_cmd_t *const cli_commands[] = {
     &cli_cmd_selfcheck, &cli_cmd_bench, &cli_cmd_bench_prover, &cli_cmd_setup, &cli_cmd_prove,
     &cli_cmd_verify,    &cli_cmd_batch, &cli_cmd_analyze,      &cli_cmd_plot,  &cli_cmd_report,
-    &cli_cmd_check,     &cli_cmd_sweep, &cli_cmd_watch,        &cli_cmd_params_verify, NULL,
+    &cli_cmd_check,     &cli_cmd_sweep, &cli_cmd_watch,        &cli_cmd_params_verify, &cli_cmd_trace_collect, NULL,
 };
 
 const cli_cmd_t *cli_command_find(const char *name)

@@ -473,6 +473,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     /* the run's start: the origin of samples.csv's t_ms and of the times
      * on the console (run.json's started_at) */
     double t0 = run_clock_now();
+    if (w->trace)
+        trace_env_save_t0(dir, t0); /* for `zkbench trace collect` meanwhile */
     char started_at[40];
     run_clock_utc(started_at, t0);
     /* a command's output is the user's: nothing of watch's comes before
@@ -640,6 +642,12 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                                       "buffers", (json_int_t)tsum.n_buffers, "sites", (json_int_t)tsum.n_sites,
                                       "never_freed_bytes", (json_int_t)tsum.never_freed_bytes, "symbols",
                                       tsum.symbols));
+    if (w->trace && trace_rc == 0) { /* the allocator's own mappings; processes with their own allocator */
+        json_object_set_new(json_object_get(root, "trace"), "allocator_mapped_bytes",
+                            json_integer((json_int_t)tsum.allocator_bytes));
+        json_object_set_new(json_object_get(root, "trace"), "static_allocator_processes",
+                            json_integer((json_int_t)tsum.n_static_allocator));
+    }
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     json_object_set_new(json_object_get(root, "config"), "kill_after_s", json_real(w->kill_after));
@@ -695,9 +703,17 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                     (unsigned long long)w->trace_min, tsum.n_sites, fmt_bytes(b1, (double)tsum.never_freed_bytes),
                     tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
         for (size_t i = 0; i < tsum.n_top; i++)
-            console_say(&con, "    never freed %10s in %llu allocation(s) at %s",
+            console_say(&con, "    never freed %10s in %llu allocation(s)%s at %s",
                         fmt_bytes(b1, (double)tsum.top[i].never_freed_bytes),
-                        (unsigned long long)tsum.top[i].n_never_freed, tsum.top[i].site);
+                        (unsigned long long)tsum.top[i].n_never_freed,
+                        tsum.top[i].estimated ? " and sampled small blocks (an estimate)" : "", tsum.top[i].site);
+        if (tsum.allocator_bytes) /* what it mapped beyond the live blocks is its overhead */
+            console_say(&con, "    allocator  %s mapped by the allocator itself, %s beyond the live blocks traced "
+                        "(retained, fragmentation); not counted at sites", fmt_bytes(b1, (double)tsum.allocator_bytes),
+                        fmt_bytes(b2, tsum.allocator_bytes > tsum.heap_live_bytes
+                                          ? (double)(tsum.allocator_bytes - tsum.heap_live_bytes) : 0));
+        if (tsum.n_static_allocator)
+            console_say(&con, "    note: %s, its own allocator: traced through mmap/brk only", tsum.static_allocator);
         if (!tsum.n_files)
             console_say(&con, "    no process was traced (a statically linked or setuid program ignores LD_PRELOAD)");
     }

@@ -41,6 +41,7 @@ struct tsite {
     char *function, *file, *module;
     int line;
     bool allocator; /* memory the allocator mapped for itself */
+    bool merged;    /* small counters only, added to the one stack that starts at its frame */
     uint64_t n_allocs, bytes_total, n_small, bytes_small, never_freed, n_never_freed, n_sampled;
     double sampled_est, never_freed_sampled_est;
 };
@@ -70,6 +71,7 @@ struct collect {
     size_t nmarks, capmarks;
     bool symbols;
     size_t n_static;         /* processes with an allocator of their own */
+    uint64_t t_first;        /* the earliest header time (ns) */
     char static_note[256];   /* the first one's W line */
 };
 
@@ -452,6 +454,14 @@ static int read_trace(struct collect *c, const char *dir, const char *name, stru
                 goto out;
             }
             p->period = (double)period;
+            {
+                unsigned long long tz = 0;
+                const char *q = line + 4;
+                for (int k = 0; k < (line[2] == '2' ? 4 : 3) && q; k++)
+                    q = strchr(q, ' ') ? strchr(q, ' ') + 1 : NULL;
+                if (q && sscanf(q, "%llu", &tz) == 1 && tz && (!c->t_first || tz < c->t_first))
+                    c->t_first = tz;
+            }
             snprintf(p->exe, sizeof p->exe, "%s", line + off);
             continue;
         }
@@ -796,12 +806,32 @@ static int label_sites(struct collect *c)
         order[i] = i;
     g_sort_sites = c->sites;
     qsort(order, c->nsites, sizeof *order, cmp_key_idx);
+    /* a calling address's small counters (one frame) go to the stack that
+     * starts there when exactly one does: those keys follow it in order */
+    size_t live = 0;
     for (size_t k = 0; k < c->nsites; k++) {
+        struct tsite *S = &c->sites[order[k]];
+        size_t len = strlen(S->key);
+        if (!S->n_allocs && !S->n_sampled && S->n_small && !strchr(S->key, '\x01') && k + 1 < c->nsites) {
+            const char *next = c->sites[order[k + 1]].key;
+            bool one = strncmp(next, S->key, len) == 0 && next[len] == '\x01' &&
+                       (k + 2 >= c->nsites || strncmp(c->sites[order[k + 2]].key, S->key, len) != 0 ||
+                        c->sites[order[k + 2]].key[len] != '\x01');
+            if (one) {
+                c->sites[order[k + 1]].n_small += S->n_small;
+                c->sites[order[k + 1]].bytes_small += S->bytes_small;
+                S->merged = true;
+                continue;
+            }
+        }
+        order[live++] = order[k];
+    }
+    for (size_t k = 0; k < live; k++) {
         struct tsite *S = &c->sites[order[k]];
         size_t need = 0;
         if (k > 0)
             need = key_lcp(S->key, c->sites[order[k - 1]].key);
-        if (k + 1 < c->nsites) {
+        if (k + 1 < live) {
             size_t l = key_lcp(S->key, c->sites[order[k + 1]].key);
             need = l > need ? l : need;
         }
@@ -850,9 +880,11 @@ static double ms(uint64_t t_ns, double t0)
     return v > 0 ? v : 0;
 }
 
-static int write_outputs(struct collect *c, const char *run_dir, double t0, struct trace_collect_summary *sum,
-                         char *err, size_t errlen)
+static int write_outputs(struct collect *c, const char *run_dir, double t0, bool marks,
+                         struct trace_collect_summary *sum, char *err, size_t errlen)
 {
+    if (t0 < 0) /* no clock origin known: the first traced process's start */
+        t0 = (double)c->t_first / 1e9;
     if (label_sites(c) < 0) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -871,8 +903,12 @@ static int write_outputs(struct collect *c, const char *run_dir, double t0, stru
             sum->allocator_bytes += b->t_free ? 0 : b->bytes;
             continue;
         }
-        if (b->cls == 's') /* sampled: estimated per site in sites.csv */
+        if (b->cls == 's') { /* sampled: estimated per site in sites.csv */
+            sum->heap_live_bytes += b->t_free ? 0 : (uint64_t)llround(b->weight);
             continue;
+        }
+        if (b->cls == 'h' && !b->t_free)
+            sum->heap_live_bytes += b->bytes;
         while (m < c->nmarks && c->marks[m].t <= b->t_alloc)
             m++;
         char proof[24] = "", dev[24] = "host", tfree[32] = "";
@@ -908,8 +944,12 @@ static int write_outputs(struct collect *c, const char *run_dir, double t0, stru
     }
     fputs("site,function,file,line,module,frames,n_allocs,bytes_total,n_small,bytes_small,never_freed_bytes,"
           "n_sampled,bytes_sampled_est,never_freed_sampled_est,allocator_live_bytes\n", f);
+    size_t nrows = 0;
     for (size_t k = 0; k < c->nsites; k++) {
         const struct tsite *s = &c->sites[order[k]];
+        if (s->merged)
+            continue;
+        nrows++;
         fprintf(f, "%s,", s->label);
         csv_field(f, s->function);
         fputc(',', f);
@@ -940,9 +980,9 @@ static int write_outputs(struct collect *c, const char *run_dir, double t0, stru
         snprintf(err, errlen, "cannot write %s/sites.csv: %s", run_dir, strerror(errno));
         return -EIO;
     }
-    sum->n_sites = c->nsites;
+    sum->n_sites = nrows;
 
-    if (c->nmarks) {
+    if (c->nmarks && marks) {
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/marks.csv", run_dir);
         bool fresh = access(path, F_OK) != 0;
@@ -966,6 +1006,12 @@ static int write_outputs(struct collect *c, const char *run_dir, double t0, stru
 }
 
 int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *sum, char *err, size_t errlen)
+{
+    return trace_collect_marks(run_dir, t0, /* marks= */ true, sum, err, errlen);
+}
+
+int trace_collect_marks(const char *run_dir, double t0, bool marks, struct trace_collect_summary *sum, char *err,
+                        size_t errlen)
 {
     memset(sum, 0, sizeof *sum);
     char dir[PATH_MAX + 16];
@@ -1028,7 +1074,7 @@ int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *
         rc = -EIO;
     }
     if (rc == 0)
-        rc = write_outputs(&c, run_dir, t0, sum, err, errlen);
+        rc = write_outputs(&c, run_dir, t0, marks, sum, err, errlen);
     sum->symbols = c.symbols;
     sum->n_static_allocator = c.n_static;
     snprintf(sum->static_allocator, sizeof sum->static_allocator, "%s", c.static_note);
