@@ -282,10 +282,17 @@ static bool entry_function(const char *fn)
 {
     static const char *const names[] = {"malloc", "calloc", "realloc", "free", "posix_memalign",
                                         "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray"};
+    /* allocators linked in under their own names (jemalloc prefixed, as Rust's
+     * tikv-jemallocator builds it; tcmalloc's and mimalloc's entry points) */
+    static const char *const prefixes[] = {"_rjem_", "je_", "tc_malloc", "tc_new", "tc_realloc", "mi_malloc",
+                                           "mi_zalloc", "mi_calloc", "mi_realloc", "mi_heap_malloc"};
     if (!fn)
         return false;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(fn, names[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(fn, prefixes[i], strlen(prefixes[i])) == 0)
             return true;
     return false;
 }

@@ -541,6 +541,7 @@ void tio_small(uintptr_t site, uint64_t bytes)
 static __thread int64_t tls_until __attribute__((tls_model("initial-exec")));
 static __thread uint64_t tls_rng __attribute__((tls_model("initial-exec")));
 static long g_nsampled;
+uint16_t tio_sfilter[1u << TIO_SFILTER_BITS];
 
 /* An exponential gap of mean TIO_SAMPLE_PERIOD bytes (xorshift64*). */
 static int64_t sample_gap(void)
@@ -656,8 +657,10 @@ void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
     uintptr_t key = cls == TIO_GPU ? (uintptr_t)TIO_GPU + 256u * (uintptr_t)(device + 1) : (uintptr_t)cls;
     if (!live_insert(ptr, key))
         return;
-    if (cls == TIO_SAMPLED)
+    if (cls == TIO_SAMPLED) {
+        __atomic_add_fetch(&tio_sfilter[tio_sfilter_slot(ptr)], 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&g_nsampled, 1, __ATOMIC_RELAXED);
+    }
     a_line(ptr, bytes, site, tls_kind, cls, device);
 }
 
@@ -677,8 +680,10 @@ bool tio_free(uintptr_t ptr, int cls)
     }
     if (!found)
         return false;
-    if (cls == TIO_SAMPLED)
+    if (cls == TIO_SAMPLED) {
+        __atomic_sub_fetch(&tio_sfilter[tio_sfilter_slot(ptr)], 1, __ATOMIC_RELAXED);
         __atomic_sub_fetch(&g_nsampled, 1, __ATOMIC_RELAXED);
+    }
     f_line(ptr, cls);
     return true;
 }
@@ -1076,6 +1081,7 @@ void tio_after_fork_child(void)
     live_clear();
     g_nrng = 0;
     g_nsampled = 0;
+    memset(tio_sfilter, 0, sizeof tio_sfilter);
     if (g_seen)
         memset(g_seen, 0, SEEN_SLOTS * sizeof(uint64_t));
     g_lazy = 2;

@@ -75,6 +75,20 @@ static inline bool tio_maybe_live(uintptr_t ptr)
     return __atomic_load_n(&tio_filter[tio_filter_slot(ptr)], __ATOMIC_RELAXED) != 0;
 }
 
+/* A counting filter over the live sampled blocks' addresses (hashed): zero
+ * means ptr is certainly not a sampled block. One load, no lock: the check
+ * each small free makes while any sampled block is live. */
+#define TIO_SFILTER_BITS 16
+extern __attribute__((visibility("hidden"))) uint16_t tio_sfilter[1u << TIO_SFILTER_BITS];
+static inline size_t tio_sfilter_slot(uintptr_t ptr)
+{
+    return (size_t)((ptr >> 4) * 0x9e3779b97f4a7c15ull >> (64 - TIO_SFILTER_BITS));
+}
+static inline bool tio_maybe_sampled(uintptr_t ptr)
+{
+    return __atomic_load_n(&tio_sfilter[tio_sfilter_slot(ptr)], __ATOMIC_RELAXED) != 0;
+}
+
 /* Counts a small allocation of bytes under the return address site. */
 void tio_small(uintptr_t site, uint64_t bytes);
 /* Whether this small allocation of bytes is the calling thread's next

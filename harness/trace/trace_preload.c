@@ -175,7 +175,7 @@ static inline bool unnote_heap(void *p)
      * before p, on the line free reads anyway; malloc_usable_size would
      * also read the next chunk's header (a second miss) */
     if (glibc_heap ? (((const size_t *)p)[-1] & ~(size_t)7) < min_bytes : real_usable && real_usable(p) < min_bytes) {
-        if (tio_any_sampled()) { /* a sampled small block ends here, maybe */
+        if (tio_any_sampled() && tio_maybe_sampled((uintptr_t)p)) { /* a sampled small block ends here */
             tio_busy = 1;
             tio_free((uintptr_t)p, TIO_SAMPLED);
             tio_busy = 0;
