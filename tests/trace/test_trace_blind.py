@@ -7,7 +7,8 @@ PROT_NONE reservations committed by mprotect counted; an allocator linked
 into the program said in one line and followed through sbrk; a leak of
 4 KiB nodes named by sampling within 20 %; a shared helper's leak named
 through its leaking caller; a shell's fork-exec children leave no files;
-`zkbench trace collect` gives what watch gives.
+`zkbench trace collect` gives what watch gives; analyze's site table does
+not cut names to the same text.
 With --heaptrack the same programs run under heaptrack and its leaks are the
 reference (exit 77 when heaptrack is absent).
   test_trace_blind.py ZKBENCH PROGRAM_DIR [--heaptrack]"""
@@ -202,6 +203,14 @@ check(len(tidy) == 1 and "tidy_caller" in tidy[0]["site"] and num(tidy[0], "neve
       "make_buf through tidy_caller is a site of its own, all freed")
 labels = [s["site"] for s in S]
 check(len(labels) == len(set(labels)), "site labels are unique")
+
+# ---- names are not cut: two sites sharing their first 30 characters ----
+out, r, S = watch("t_names")
+a = subprocess.run([ZK, "analyze", out], capture_output=True, text=True, timeout=120)
+table = a.stdout[a.stdout.find("sites "):] if "sites " in a.stdout else ""
+check(all(n in table for n in ("node_NodeArrayBufferAllocator_AllocateUninitialized",
+                               "node_NodeArrayBufferAllocator_Reallocate")),
+      "analyze's site table shows both long names whole:\n" + table[:600])
 
 # ---- a shell running a program 50 times: files grow with what is allocated ----
 out = os.path.join(tmp, "sh50")
