@@ -108,8 +108,9 @@ static const cli_opt_t watch_opts[] = {
                                          "swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)"},
     {"trace", OPT_TRACE, NULL, "trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
                                "(one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
-                               "site: never-freed bytes, small allocations counted), marks.csv rows for\n"
-                               "zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid"},
+                               "stack: never-freed bytes, small allocations counted and sampled), marks.csv\n"
+                               "rows for zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid;\n"
+                               "`zkbench trace collect DIR` collects meanwhile"},
     {"trace-min", OPT_TRACE_MIN, "SIZE", "allocations recorded one by one from this size (default 1M)"},
     {"kill-after", OPT_KILL_AFTER, "S", "a SIGINT or SIGTERM to watch is passed on to the command's process\n"
                                         "group; S seconds later (default 10; 0: never) what is left of it\n"

@@ -376,7 +376,8 @@ static bool live_insert(uintptr_t addr, uintptr_t cls)
     }
     if (ok) {
         live_put(g_live[s].t, g_live[s].cap, addr, cls);
-        __atomic_add_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
+        if (cls != TIO_SAMPLED) /* sampled blocks have their own filter (tio_sfilter) */
+            __atomic_add_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
         g_live[s].n++;
         __atomic_add_fetch(&g_nlive, 1, __ATOMIC_RELAXED);
     }
@@ -411,7 +412,8 @@ static bool live_remove(uintptr_t addr, uintptr_t cls)
                 i = j;
             }
             t[i].addr = 0;
-            __atomic_sub_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
+            if (cls != TIO_SAMPLED)
+                __atomic_sub_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
             g_live[s].n--;
             __atomic_sub_fetch(&g_nlive, 1, __ATOMIC_RELAXED);
         }

@@ -165,21 +165,31 @@ static inline void note(void *p, size_t n, int cls, void *ra)
     tio_busy = 0;
 }
 
+/* A sampled small block ends: its F line (the filter: one load, no lock). */
+static inline void unnote_sampled(void *p)
+{
+    if (tio_any_sampled() && tio_maybe_sampled((uintptr_t)p)) {
+        tio_busy = 1;
+        tio_free((uintptr_t)p, TIO_SAMPLED);
+        tio_busy = 0;
+    }
+}
+
 /* Before p goes back to the allocator: true when it was recorded. */
 static inline bool unnote_heap(void *p)
 {
-    if (!ready || !tio_maybe_live((uintptr_t)p) || tio_busy)
+    if (!ready || tio_busy)
         return false;
+    if (!tio_maybe_live((uintptr_t)p)) {
+        unnote_sampled(p);
+        return false;
+    }
     /* a region holding a recorded block holds small ones too: the block's
      * size tells them apart before any lock. glibc's chunk size sits just
      * before p, on the line free reads anyway; malloc_usable_size would
      * also read the next chunk's header (a second miss) */
     if (glibc_heap ? (((const size_t *)p)[-1] & ~(size_t)7) < min_bytes : real_usable && real_usable(p) < min_bytes) {
-        if (tio_any_sampled() && tio_maybe_sampled((uintptr_t)p)) { /* a sampled small block ends here */
-            tio_busy = 1;
-            tio_free((uintptr_t)p, TIO_SAMPLED);
-            tio_busy = 0;
-        }
+        unnote_sampled(p);
         return false;
     }
     tio_busy = 1;
