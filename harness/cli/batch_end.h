@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "harness/cli/console.h"
+#include "harness/run/console.h"
 #include "harness/diagnose/analyze.h"
 
 /* The evidence behind r's verdict: up to 4 lines of at most 320 bytes

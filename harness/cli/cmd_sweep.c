@@ -25,6 +25,8 @@
 #include "harness/diagnose/capacity.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/sweep_command.h"
+#include "harness/cli/sweep_table.h"
 #include "harness/run/run_files.h"
 #include "harness/run/units.h"
 
@@ -59,7 +61,7 @@ static bool parse_list(unsigned *out, size_t *n, const char *name, const char *t
 }
 
 enum { OPT_PW = 'p', OPT_CONC = 'j', OPT_RAM = 'r', OPT_MEM_LIMIT = 'M', OPT_VERIFY = 'v', OPT_MARGIN = 'm',
-       OPT_OUT = 'o', OPT_FORCE = 'F' };
+       OPT_OUT = 'o', OPT_FORCE = 'F', OPT_MARK = 'k', OPT_TRACE = 'T' };
 
 static const cli_opt_t sweep_opts[] = {
     {"pw", OPT_PW, "LIST", "pw values (partitions synthesized in parallel), one batch each\n"
@@ -75,6 +77,8 @@ static const cli_opt_t sweep_opts[] = {
     {"out", OPT_OUT, "DIR", "output folder (default results/runs/sweep-<UTC timestamp.ms>-<pid>);\n"
                             "one that holds a sweep or a run already is refused, unless --force"},
     {"force", OPT_FORCE, NULL, "replace the sweep in --out (and the batches in its pw-N folders)"},
+    {"mark", OPT_MARK, "REGEX", "with -- CMD: passed to each watch (the command's proof lines)"},
+    {"trace", OPT_TRACE, NULL, "with -- CMD: each watch traces the command's allocations"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -82,15 +86,22 @@ const cli_cmd_t cli_cmd_sweep = {
     .name = "sweep",
     .summary = "batches over pw values: capacity table and plot",
     .synopsis = "zkbench sweep --pw LIST [--concurrency J|LIST] [--ram SIZE | --mem-limit SIZE [--verify]]\n"
-                "              [--margin PCT] [--out DIR [--force]] [batch options...]",
+                "              [--margin PCT] [--out DIR [--force]] [batch options...]\n"
+                "zkbench sweep --pw LIST [--ram SIZE | --mem-limit SIZE [--verify]] [--margin PCT]\n"
+                "              [--out DIR [--force]] [--mark REGEX] [--trace] [--sample-ms MS] -- CMD ARGS...",
     .about = "Runs one batch per pw value (in its own process), analyzes each, and writes\n"
              "the capacity table (pw, s/proof, peak, predicted peak and its interval) to\n"
              "DIR/sweep.csv and DIR/sweep.md and prints it, the model's curve to\n"
              "DIR/sweep-model.csv, the largest pw that fits --ram or --mem-limit, and\n"
              "plots it. A field with no value (a failed point's peak, no --ram) is left\n"
-             "empty in sweep.csv. Batch options are checked before anything is written.\n",
+             "empty in sweep.csv. Batch options are checked before anything is written.\n"
+             "With -- CMD ARGS..., any prover: each pw value is a zkbench watch of CMD, {pw}\n"
+             "in its arguments replaced by the value; the completed runs' peaks are fitted\n"
+             "as peak = B + F x pw (with a 95% interval from three pw values) and the\n"
+             "largest pw that fits is given (the same tables; s_per_proof empty).\n",
     .opts = sweep_opts,
     .forward = &cli_cmd_batch,
+    .stop_at_operand = true,
     .epilog = "exit: 0 every point done (an OOM kill under --mem-limit is a result, not a\n"
               "failure); 1 a point failed (named, with its log; the others still run and\n"
               "the table is written) or --verify did not go as predicted; 2 bad arguments.\n",
@@ -139,38 +150,7 @@ static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-#define GIB 1073741824.0
 
-struct sweep_row {
-    unsigned pw, conc;
-    double s_per_proof, peak, predicted, low, high, footprint;
-    char verdict[32], outcome[32];
-};
-
-/* Analyzes one finished (or killed) batch into row; r kept when keep. */
-static int analyze_row(struct sweep_row *row, analyze_result_t *keep, const char *run_dir, uint64_t limit,
-                       double margin, const char *limit_from)
-{
-    char err[768];
-    analyze_run_t *run;
-    analyze_result_t r;
-    analyze_opts_t ao = {.ram_bytes = limit, .margin = margin, .ram_from = limit_from};
-    if (analyze_run_open(&run, &r, run_dir, &ao, err, sizeof err) < 0) /* nothing left to free */
-        return cli_error(1, "sweep: %s", err), -1;
-    analyze_write_verdict(run_dir, &r, err, sizeof err);
-    const char *oc = json_string_value(json_object_get(analyze_run_json(run), "outcome"));
-    snprintf(row->outcome, sizeof row->outcome, "%s", oc ? oc : "complete");
-    analyze_run_free(run);
-    row->s_per_proof = r.s_per_proof;
-    row->peak = r.peak_rss;
-    row->footprint = r.footprint_per_partition;
-    snprintf(row->verdict, sizeof row->verdict, "%s", analyze_verdict_name(r.verdict));
-    if (keep)
-        *keep = r;
-    else
-        analyze_result_clear(&r);
-    return 0;
-}
 
 static void predict_row(struct sweep_row *row, const analyze_result_t *model)
 {
@@ -182,111 +162,17 @@ static void predict_row(struct sweep_row *row, const analyze_result_t *model)
     }
 }
 
-/* sweep.csv's columns, in order; the stdout table has the same. */
-static const char *const csv_cols[] = {"pw", "concurrency", "s_per_proof", "peak_rss", "predicted_peak_rss",
-                                       "footprint_per_partition", "ram_bytes", "predicted_low", "predicted_high",
-                                       "mem_limit", "outcome"};
-#define NCOLS (sizeof csv_cols / sizeof csv_cols[0])
-
-/* Row r's fields in csv_cols' order: for sweep.csv (human false: bytes as
- * integers, s/proof to 4 places) or for people (sizes in units, s/proof to
- * 3 places). A value that is unknown (not finite, or no --ram) is "" in
- * the file — never "nan", which readers reject — and "-" for people. */
-static void row_fields(char out[NCOLS][40], const struct sweep_row *r, uint64_t ram, uint64_t mem_limit, bool human)
+/* The batch model's curve (sweep_predict_fn): the capacity model of the
+ * first completed run. */
+static bool predict_capacity(const void *model, unsigned pw, double *peak, double *low, double *high)
 {
-    const char *none = human ? "-" : "";
-    double bytes[] = {r->peak,  r->predicted, r->footprint, ram ? (double)ram : NAN, r->low, r->high,
-                      mem_limit ? (double)mem_limit : NAN};
-    snprintf(out[0], 40, "%u", r->pw);
-    snprintf(out[1], 40, "%u", r->conc);
-    if (isfinite(r->s_per_proof))
-        snprintf(out[2], 40, human ? "%.3f" : "%.4f", r->s_per_proof);
-    else
-        snprintf(out[2], 40, "%s", none);
-    for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++) {
-        char b[32];
-        if (!isfinite(bytes[i]) || (i >= 4 && i <= 5 && !isfinite(r->predicted)))
-            snprintf(out[3 + i], 40, "%s", none);
-        else if (human)
-            snprintf(out[3 + i], 40, "%s", fmt_bytes(b, bytes[i]));
-        else
-            snprintf(out[3 + i], 40, "%.0f", bytes[i]);
-    }
-    snprintf(out[10], 40, "%s", r->outcome);
-}
-
-/* The capacity table for people: sweep.csv's columns, aligned. */
-static void print_table(FILE *f, const struct sweep_row *row, size_t n, uint64_t ram, uint64_t mem_limit)
-{
-    int width[NCOLS];
-    char fields[NCOLS][40];
-    for (size_t c = 0; c < NCOLS; c++)
-        width[c] = (int)strlen(csv_cols[c]);
-    for (size_t k = 0; k < n; k++) {
-        row_fields(fields, &row[k], ram, mem_limit, true);
-        for (size_t c = 0; c < NCOLS; c++)
-            if ((int)strlen(fields[c]) > width[c])
-                width[c] = (int)strlen(fields[c]);
-    }
-    for (size_t c = 0; c < NCOLS; c++)
-        fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], csv_cols[c]);
-    for (size_t k = 0; k < n; k++) {
-        row_fields(fields, &row[k], ram, mem_limit, true);
-        for (size_t c = 0; c < NCOLS; c++)
-            fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], fields[c]);
-    }
-}
-
-static bool write_tables(const char *dir, const struct sweep_row *row, size_t n, const analyze_result_t *model,
-                         uint64_t ram, uint64_t mem_limit, unsigned pw_top)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/sweep.csv", dir);
-    FILE *f = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/sweep.md", dir);
-    FILE *md = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/sweep-model.csv", dir);
-    FILE *mf = fopen(path, "w");
-    bool ok = f && md && mf;
-    if (ok) {
-        for (size_t c = 0; c < NCOLS; c++)
-            fprintf(f, "%s%c", csv_cols[c], c + 1 < NCOLS ? ',' : '\n');
-        fprintf(md, "| pw | concurrency | s/proof | peak RSS (GiB) | predicted peak (GiB) | 95%% interval (GiB) | "
-                    "error | outcome | verdict |\n|---:|---:|---:|---:|---:|---|---:|---|---|\n");
-        for (size_t k = 0; k < n; k++) {
-            const struct sweep_row *r = &row[k];
-            char fields[NCOLS][40];
-            row_fields(fields, r, ram, mem_limit, false);
-            for (size_t c = 0; c < NCOLS; c++)
-                fprintf(f, "%s%c", fields[c], c + 1 < NCOLS ? ',' : '\n');
-            char sp[32] = "-", peak[32] = "-", pred[32] = "-", band[64] = "-", errs[32] = "-";
-            if (isfinite(r->s_per_proof))
-                snprintf(sp, sizeof sp, "%.2f", r->s_per_proof);
-            if (isfinite(r->peak))
-                snprintf(peak, sizeof peak, "%.3f", r->peak / GIB);
-            if (isfinite(r->predicted)) {
-                snprintf(pred, sizeof pred, "%.3f", r->predicted / GIB);
-                snprintf(band, sizeof band, "%.3f .. %.3f", r->low / GIB, r->high / GIB);
-                if (strcmp(r->outcome, "complete") == 0 && isfinite(r->peak) && r->peak > 0)
-                    snprintf(errs, sizeof errs, "%+.1f%%", 100 * (r->predicted - r->peak) / r->peak);
-            }
-            fprintf(md, "| %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", r->pw, r->conc, sp, peak, pred, band,
-                    errs, r->outcome, r->verdict);
-        }
-        fprintf(mf, "pw,predicted_peak_rss,predicted_low,predicted_high\n");
-        for (unsigned w = 1; model && model->capacity.ok && w <= pw_top; w++) {
-            capacity_point_t c;
-            capacity_predict(&c, &model->capacity, (int)w);
-            fprintf(mf, "%u,%.0f,%.0f,%.0f\n", w, c.peak, c.low, c.high);
-        }
-    }
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (md && fclose(md) != 0)
-        ok = false;
-    if (mf && fclose(mf) != 0)
-        ok = false;
-    return ok;
+    const analyze_result_t *m = model;
+    if (!m->capacity.ok)
+        return false;
+    capacity_point_t c;
+    capacity_predict(&c, &m->capacity, (int)pw);
+    *peak = c.peak, *low = c.low, *high = c.high;
+    return true;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -296,8 +182,8 @@ int cmd_sweep(int argc, char **argv)
     uint64_t ram = 0, mem_limit = 0;
     const char *mem_limit_text = NULL;
     double margin = NAN;
-    bool verify = false, force = false;
-    const char *out = NULL;
+    bool verify = false, force = false, trace = false;
+    const char *out = NULL, *mark = NULL;
     char **fwd = calloc((size_t)argc + 16, sizeof *fwd);
     int n_fwd = 0;
     if (!fwd)
@@ -336,6 +222,8 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         case OPT_OUT: out = v; break;
+        case OPT_MARK: mark = v; break;
+        case OPT_TRACE: trace = true; break;
         case CLI_KEY_FORWARD: /* as typed, for every batch */
             for (int t = 0; t < a.ntok; t++)
                 fwd[n_fwd++] = a.tok[t];
@@ -344,8 +232,9 @@ int cmd_sweep(int argc, char **argv)
     }
     if (key == CLI_EXIT)
         return free(fwd), a.status;
-    if (!cli_operands(&a, 0, 0, ""))
-        return free(fwd), 2;
+    char **cmd = a.ind < argc ? argv + a.ind : NULL;
+    if (!cmd && (mark || trace))
+        return free(fwd), cli_error(2, "sweep: --%s is for a sweep of a command (-- CMD ARGS...)", mark ? "mark" : "trace");
     for (size_t k = 0; k < n_pw; k++)
         if (pw[k] > 1024) /* batch's own bound, checked before anything runs */
             return free(fwd), cli_error(2, "sweep: --pw values must be 1..1024, got %u", pw[k]);
@@ -359,6 +248,39 @@ int cmd_sweep(int argc, char **argv)
         return free(fwd), cli_error(2, "sweep: --verify needs --mem-limit (the cap under which the kill is checked)");
     if (!isfinite(margin))
         margin = mem_limit ? 0.0 : 0.10; /* a cgroup's limit is exact; RAM is shared with others */
+    if (cmd) {
+        /* any prover: batch's options but --sample-ms mean nothing to it */
+        const char *sample_ms = NULL;
+        for (int i = 0; i < n_fwd; i++) {
+            bool eq = strncmp(fwd[i], "--sample-ms=", 12) == 0;
+            if (strcmp(fwd[i], "--sample-ms") == 0 && i + 1 < n_fwd)
+                sample_ms = fwd[++i];
+            else if (eq)
+                sample_ms = fwd[i] + 12;
+            else {
+                int rc = cli_error(2, "sweep: %s is a batch option; a sweep of a command takes --pw, --ram, "
+                                      "--mem-limit, --verify, --margin, --out, --force, --mark, --trace and "
+                                      "--sample-ms", fwd[i]);
+                free(fwd);
+                return rc;
+            }
+        }
+        if (n_conc)
+            return free(fwd), cli_error(2, "sweep: --concurrency is a batch's; a command's pw is in its arguments "
+                                           "({pw})");
+        bool has_pw = false;
+        for (char **c = cmd; *c && !has_pw; c++)
+            has_pw = strstr(*c, "{pw}") != NULL;
+        if (!has_pw)
+            return free(fwd), cli_error(2, "sweep: no {pw} in the command's arguments: every point would run the "
+                                           "same command");
+        struct sweep_command_opts so = {.pw = pw, .n_pw = n_pw, .ram = ram, .mem_limit = mem_limit,
+                                        .mem_limit_text = mem_limit_text, .margin = margin, .verify = verify,
+                                        .force = force, .out = out, .cmd = cmd, .mark = mark,
+                                        .sample_ms = sample_ms, .trace = trace};
+        free(fwd);
+        return sweep_command(&so);
+    }
     uint64_t limit = mem_limit ? mem_limit : ram;
     const char *limit_from = mem_limit ? "--mem-limit" : "--ram";
 
@@ -413,7 +335,7 @@ int cmd_sweep(int argc, char **argv)
         bool ok = code == 0 || code == 3;
         /* the model: the first run that completed */
         bool take = code == 0 && !have_model;
-        if (analyze_row(r, take ? &model : NULL, run_dir, limit, margin, limit_from) < 0) {
+        if (sweep_analyze_point(r, take ? &model : NULL, run_dir, limit, margin, limit_from) < 0) {
             ok = false;
         } else if (take) {
             if (model.capacity.ok)
@@ -477,7 +399,7 @@ int cmd_sweep(int argc, char **argv)
             r->s_per_proof = r->peak = r->footprint = NAN;
             r->pw = cand[c];
             r->conc = (unsigned)atoi(conc_s);
-            if ((code != 0 && code != 3) || analyze_row(r, NULL, run_dir, limit, margin, limit_from) < 0) {
+            if ((code != 0 && code != 3) || sweep_analyze_point(r, NULL, run_dir, limit, margin, limit_from) < 0) {
                 free(fwd);
                 analyze_result_clear(&model);
                 return cli_error(1, "sweep: the verify batch with pw %u failed (exit %d; see %s)", cand[c], code,
@@ -510,7 +432,7 @@ int cmd_sweep(int argc, char **argv)
     }
     free(fwd);
 
-    if (!write_tables(dir, row, n_rows, have_model ? &model : NULL, ram, mem_limit,
+    if (!sweep_write_tables(dir, row, n_rows, have_model ? predict_capacity : NULL, &model, ram, mem_limit,
                       pw_top * 2 > (unsigned)max_pw + 1 ? pw_top * 2 : (unsigned)max_pw + 1)) {
         if (have_model)
             analyze_result_clear(&model);
@@ -541,7 +463,7 @@ int cmd_sweep(int argc, char **argv)
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         cli_error(0, "sweep: the plot failed; the table is in %s/sweep.md", dir);
     printf("sweep: capacity table in %s/sweep.md (sweep.csv, sweep-model.csv)\n\n", dir);
-    print_table(stdout, row, n_rows, ram, mem_limit);
+    sweep_print_table(stdout, row, n_rows, ram, mem_limit);
     int status = 0;
     if (verify) {
         printf("%s\n", verdict_line);

@@ -37,7 +37,7 @@
 #include "harness/run/cgroup_stat.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/console.h"
+#include "harness/run/console.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
 #include "harness/run/nvml_gpu.h"
@@ -85,12 +85,14 @@ static void sig_name(char out[16], int sig)
 enum {
     OPT_PID = 'p', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_SMAPS = 's', OPT_GPU = 'g', OPT_MEM_LIMIT = 'M',
     OPT_FORCE = 'F', OPT_NO_CHILDREN = 'C', OPT_CGROUP = 'c', OPT_MARK = 'k', OPT_TRACE = 'T', OPT_TRACE_MIN = 'N',
-    OPT_QUIET = 'Q', OPT_KILL_AFTER = 'K',
+    OPT_QUIET = 'Q', OPT_KILL_AFTER = 'K', OPT_MARK_FILE = 'L', OPT_THIN_AFTER = 'A', OPT_THIN_INTERVAL = 'I',
 };
 
 static const cli_opt_t watch_opts[] = {
     {"pid", OPT_PID, "PID", "the process to watch, until it exits (or Ctrl-C)"},
-    {"smaps", OPT_SMAPS, NULL, "add smaps_rollup's Pss, Anonymous and Swap (of the top process)"},
+    {"smaps", OPT_SMAPS, NULL, "add smaps_rollup's Pss, Anonymous and Swap, summed over the watched\n"
+                               "processes (Pss counts a page they share once; the rss sum counts it\n"
+                               "in each)"},
     {"no-children", OPT_NO_CHILDREN, NULL, "the process alone, not its descendants"},
     {"cgroup", OPT_CGROUP, "PATH", "also a memory cgroup (a folder under /sys/fs/cgroup, or a path\n"
                                    "such as system.slice/prover.service): its usage, peak, anon,\n"
@@ -100,6 +102,9 @@ static const cli_opt_t watch_opts[] = {
     {"mark", OPT_MARK, "REGEX", "count the command's output lines matching REGEX (POSIX extended)\n"
                                 "as proofs_done; each match is a row of DIR/marks.csv; the output\n"
                                 "still reaches the terminal"},
+    {"mark-file", OPT_MARK_FILE, "PATH", "match --mark against the lines a log file gets while watch runs\n"
+                                         "(followed from its end; rotated or truncated, from the new start)\n"
+                                         "instead of the command's output: marks for --pid and --cgroup"},
     {"out", OPT_OUT, "DIR", "output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
                             "one that holds a run already is refused, unless --force replaces it"},
     {"force", OPT_FORCE, NULL, "replace the run in --out"},
@@ -115,6 +120,10 @@ static const cli_opt_t watch_opts[] = {
     {"kill-after", OPT_KILL_AFTER, "S", "a SIGINT or SIGTERM to watch is passed on to the command's process\n"
                                         "group; S seconds later (default 10; 0: never) what is left of it\n"
                                         "gets SIGKILL"},
+    {"thin-after", OPT_THIN_AFTER, "S", "after S seconds (default 3600; 0: never) keep every sample only\n"
+                                        "around proof marks; elsewhere per --thin-interval the lowest and\n"
+                                        "highest RSS and the last (every floor and peak stays on disk)"},
+    {"thin-interval", OPT_THIN_INTERVAL, "S", "the interval of --thin-after, seconds (default 10)"},
     {"quiet", OPT_QUIET, NULL, "print only errors and the final verdict line"},
     CLI_OPTS_METRICS,
     {NULL, 0, NULL, NULL},
@@ -127,8 +136,8 @@ const cli_cmd_t cli_cmd_watch = {
                 "zkbench watch [OPTIONS] [--mark REGEX] [--mem-limit SIZE] [--trace] -- CMD ARGS...\n"
                 "zkbench watch [OPTIONS] --cgroup PATH                  (until Ctrl-C)",
     .about = "Samples a process tree's memory (RSS, RssAnon, RssFile summed over the process\n"
-             "and its descendants, VmHWM; with --smaps the Pss/Anonymous/Swap of the top\n"
-             "process's smaps_rollup; with --gpu its GPU memory through NVML) into\n"
+             "and its descendants, VmHWM; with --smaps their smaps_rollup Pss/Anonymous/\n"
+             "Swap summed, shared pages once; with --gpu its GPU memory through NVML) into\n"
              "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
              "reports the trend: growth per second with a 95% interval, valley floors (the\n"
              "minimum between two marks or windows: rising floors mean growth that stays),\n"
@@ -149,7 +158,7 @@ const cli_cmd_t cli_cmd_watch = {
 static int read_series(const char *path, double **t, double **y, size_t *n)
 {
     static const char *const req[] = {"t_ms", "rss", NULL}, *const ext[] = {"rss", NULL};
-    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .max_rows = (size_t)1 << 17,
+    const run_csv_opts_t o = {.required = req, .empty_cols_absent = true, .sparse_ok = true, .max_rows = (size_t)1 << 17,
                               .extreme_cols = ext};
     run_csv_t c;
     char err[512];
@@ -226,10 +235,12 @@ struct watch_opts {
     cgroup_stat_t *cg;     /* --cgroup, or NULL */
     watch_mark_t *mark;    /* --mark, or NULL */
     const char *mark_re;
+    const char *mark_file; /* --mark-file, or NULL */
     bool trace;            /* --trace */
     bool quiet;            /* --quiet: errors and the final verdict line only */
     uint64_t trace_min;    /* --trace-min */
     double kill_after;     /* --kill-after S: SIGKILL S s after a signal was passed on; 0: never */
+    double thin_after, thin_interval; /* --thin-after, --thin-interval: seconds */
     bool out_existed;      /* --out named a folder that was there (kept on a refusal) */
     metrics_t *metrics;    /* fed by the sampler; NULL: none */
 };
@@ -378,6 +389,7 @@ static void watch_json_add(json_t *root, const struct watch_opts *w, const struc
     json_object_set_new(config, "children", json_boolean(w->children));
     json_object_set_new(config, "cgroup", w->cg ? json_string(cgroup_stat_path(w->cg)) : json_null());
     json_object_set_new(config, "mark", w->mark_re ? json_string(w->mark_re) : json_null());
+    json_object_set_new(config, "mark_file", w->mark_file ? json_string(w->mark_file) : json_null());
     if (w->cg)
         json_object_set_new(root, "cgroup",
                             json_pack("{s:s, s:s, s:o, s:o}", "path", cgroup_stat_path(w->cg), "version",
@@ -496,7 +508,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .smaps_rollup = w->smaps, .t0 = t0,
                                 .tree = true, .children = w->children, .procs_csv = procs, .cgroup = w->cg,
                                 .nvml = nvml, .proofs_done = w->mark ? watch_mark_counter(w->mark) : NULL,
-                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics};
+                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics,
+                                .thin_after_ms = w->thin_after * 1e3, .thin_interval_ms = w->thin_interval * 1e3};
     sampler_t *s = NULL;
     int status = 0, exit_code = 0;
     bool ended = false, reaped = false;
@@ -534,9 +547,10 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
             reaped = true;
         if (cmd && reaped && (!t_first_sig || escalated || w->kill_after <= 0 || !watch_proc_group_alive(pid)))
             break;
-        if (!cmd && ((pid && watch_proc_ended(pid)) || (s && sampler_write_error(s) < 0))) {
-            /* --cgroup alone runs until SIGINT; a full disk ends a --pid or
-             * --cgroup watch (a command is waited for) */
+        if (!cmd && ((pid && watch_proc_ended(pid)) || (s && (sampler_write_error(s) < 0 || sampler_ended(s))))) {
+            /* --cgroup alone runs until SIGINT, or until its cgroup is
+             * gone past the grace; a full disk ends a --pid or --cgroup
+             * watch (a command is waited for) */
             break;
         }
         if (watch_stop) {
@@ -652,6 +666,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     json_object_set_new(json_object_get(root, "config"), "kill_after_s", json_real(w->kill_after));
+    json_object_set_new(json_object_get(root, "config"), "thin_after_s", json_real(w->thin_after));
+    json_object_set_new(json_object_get(root, "config"), "thin_interval_s", json_real(w->thin_interval));
     if (watch_signalled) {
         /* watch's own SIGINT/SIGTERM: which, how many, what it did with them */
         char sig1[16];
@@ -742,6 +758,10 @@ static int watch_inputs_open(struct watch_opts *w, const char *cgroup_arg)
     char err[1024];
     if (w->mark_re && watch_mark_new(&w->mark, w->mark_re, err, sizeof err) < 0)
         return cli_error(2, "watch: --mark: bad regular expression '%s': %s", w->mark_re, err);
+    int rc;
+    if (w->mark_file && (rc = watch_mark_follow(w->mark, w->mark_file)) < 0)
+        return cli_error(2, "watch: --mark-file %s: %s", w->mark_file,
+                         rc == -EINVAL ? "not a regular file or a FIFO" : strerror(-rc));
     if (cgroup_arg && cgroup_stat_open(&w->cg, cgroup_arg, err, sizeof err) < 0)
         return cli_error(2, "watch: %s", err);
     return 0;
@@ -766,9 +786,9 @@ static int watch_capped(const struct watch_opts *w)
 int cmd_watch(int argc, char **argv)
 {
     bool children = true;
-    const char *cgroup_arg = NULL, *mark_re = NULL;
+    const char *cgroup_arg = NULL, *mark_re = NULL, *mark_file = NULL;
     bool trace = false, trace_min_set = false, kill_after_set = false;
-    double kill_after = 10;
+    double kill_after = 10, thin_after = 3600, thin_interval = 10;
     uint64_t trace_min = 1u << 20;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
     const char *out = NULL;
@@ -824,9 +844,22 @@ int cmd_watch(int argc, char **argv)
             kill_after_set = true;
             break;
         }
+        case OPT_THIN_AFTER:
+        case OPT_THIN_INTERVAL: {
+            char *end;
+            errno = 0;
+            double v = strtod(val, &end);
+            bool after = c == OPT_THIN_AFTER;
+            if (errno || end == val || *end || !(v >= 0 && v <= 31536000) || (!after && !(v >= 0.001)))
+                return cli_error(2, "watch: --%s must be seconds in %s..31536000, got '%s'",
+                                 after ? "thin-after" : "thin-interval", after ? "0" : "0.001", val);
+            *(after ? &thin_after : &thin_interval) = v;
+            break;
+        }
         case OPT_NO_CHILDREN: children = false; break;
         case OPT_CGROUP: cgroup_arg = val; break;
         case OPT_MARK: mark_re = val; break;
+        case OPT_MARK_FILE: mark_file = val; break;
         case OPT_QUIET: quiet = true; break;
         }
     }
@@ -838,7 +871,9 @@ int cmd_watch(int argc, char **argv)
     if (!cmd && !pid_arg && !cgroup_arg)
         return cli_error(2, "watch: nothing to watch: give --pid PID, -- CMD ARGS... or --cgroup PATH (see zkbench "
                             "watch --help)");
-    if (mark_re && !cmd)
+    if (mark_file && !mark_re)
+        return cli_error(2, "watch: --mark-file needs --mark REGEX (the lines to count)");
+    if (mark_re && !cmd && !mark_file)
         return cli_error(2, "watch: --mark reads the output of a command watch starts (-- CMD ARGS...), not of %s",
                          pid_arg ? "--pid" : "a --cgroup");
     if (mem_limit && pid_arg)
@@ -859,7 +894,8 @@ int cmd_watch(int argc, char **argv)
         return cli_error(2, "watch: %s", perr);
 
     struct watch_opts w = {.pid = (pid_t)pid_arg, .cmd = cmd, .out = out, .period = period, .mem_limit = mem_limit,
-                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re,
+                           .smaps = smaps, .gpu = gpu, .force = force, .children = children, .mark_re = mark_re, .mark_file = mark_file, .thin_after = thin_after,
+                           .thin_interval = thin_interval,
                            .trace = trace, .trace_min = trace_min, .quiet = quiet, .kill_after = kill_after,
                            .out_existed = out && access(out, F_OK) == 0};
     int rc = watch_inputs_open(&w, cgroup_arg);

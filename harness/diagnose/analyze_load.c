@@ -137,6 +137,9 @@ static int load_csv(analyze_run_t *r, run_csv_t *csv, const char *name, const ru
     if (csv->dropped_tail)
         note(r, "%s: dropped the partial last row (line %zu, no newline at the end) of an interrupted write", name,
              csv->tail_line);
+    char miss[1024];
+    if (run_csv_missing_text(csv, miss, sizeof miss))
+        note(r, "%s", miss);
     return 0;
 }
 
@@ -261,7 +264,7 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
     static const char *const s_extremes[] = {"rss", "hwm", "je_allocated", "je_resident", "gpu_used",
                                              "cg_current", NULL};
     struct sample_check sck = {.dir = dir, .tcol = -1};
-    const run_csv_opts_t so = {.required = s_req_watch, .empty_cols_absent = true,
+    const run_csv_opts_t so = {.required = s_req_watch, .empty_cols_absent = true, .sparse_ok = true,
                                .max_rows = ANALYZE_SAMPLES_MAX, .extreme_cols = s_extremes,
                                .check_row = sample_check_row, .check_ctx = &sck};
     rc = load_csv(r, &r->samples, "samples.csv", &so, false, err, errlen);
@@ -305,7 +308,8 @@ int analyze_run_load(analyze_run_t **ret, const char *dir, char *err, size_t err
             }
         }
         for (size_t j = 0; j < s->ncols; j++)
-            if (run_csv_absent(s, j)) {
+            if (run_csv_absent(s, j) && s->n_empty[j] >= s->rows_in_file) {
+                /* empty throughout (mostly empty: failed reads, noted) */
                 snprintf(err, errlen, "%s/samples.csv:%zu: column %s is empty, expected a number", dir,
                          s->first_line, s->names[j]);
                 rc = -EINVAL;

@@ -132,8 +132,6 @@ int plot_kinds(plot_ctx_t *c, char *err, size_t errlen)
     plot_vars_str(vars, "title", title);
     plot_vars_num(vars, "xlo", c->xlo);
     plot_vars_num(vars, "xhi", c->xhi);
-    plot_vars_str(vars, "host_empty", "no host buffers tracked in this run");
-    plot_vars_str(vars, "dev_empty", "no device (gpu_*) buffers tracked in this run");
     int crc = plot_gp_close(vars, err, errlen);
     if (rc < 0 || (rc = crc) < 0)
         return rc;
@@ -220,6 +218,87 @@ static const char *const site_color[MAX_SITES] = {"#1f77b4", "#ff7f0e", "#2ca02c
                                                   "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 #define OTHER_COLOR "#7f7f7f"
 
+typedef struct {
+    double t, d;
+} live_ev_t;
+
+static int cmp_live_ev(const void *a, const void *b)
+{
+    double x = ((const live_ev_t *)a)->t, y = ((const live_ev_t *)b)->t;
+    return (x > y) - (x < y);
+}
+
+int plot_buffers_live(const run_csv_t *b, double **t, double **v, size_t *n)
+{
+    int cb = run_csv_col(b, "bytes"), cta = run_csv_col(b, "t_alloc_ms"), ctf = run_csv_col(b, "t_free_ms");
+    live_ev_t *ev = malloc((2 * b->nrows + 1) * sizeof *ev);
+    *t = malloc((2 * b->nrows + 1) * sizeof **t);
+    *v = malloc((2 * b->nrows + 1) * sizeof **v);
+    if (!ev || !*t || !*v) {
+        free(ev);
+        free(*t);
+        free(*v);
+        *t = *v = NULL;
+        return -ENOMEM;
+    }
+    size_t ne = 0;
+    for (size_t i = 0; i < b->nrows; i++) {
+        double by = run_csv_num(b, i, cb), tf = run_csv_num(b, i, ctf);
+        ev[ne++] = (live_ev_t){run_csv_num(b, i, cta) / 1000, by};
+        if (isfinite(tf))
+            ev[ne++] = (live_ev_t){tf / 1000, -by};
+    }
+    qsort(ev, ne, sizeof *ev, cmp_live_ev);
+    double live = 0;
+    for (size_t e = 0; e < ne; e++) {
+        live += ev[e].d;
+        (*t)[e] = ev[e].t;
+        (*v)[e] = fmax(0, live);
+    }
+    free(ev);
+    *n = ne;
+    return 0;
+}
+
+/* live.dat: the live bytes as steps (each event twice: before and after),
+ * reduced per pixel column; *peak: their maximum. */
+static int buffers_live_file(const plot_ctx_t *c, const run_csv_t *b, double *peak, plot_unit_t *u, char *err,
+                             size_t errlen)
+{
+    double *t, *v;
+    size_t n;
+    if (plot_buffers_live(b, &t, &v, &n) < 0)
+        return errmsg_fail(err, errlen, -ENOMEM, "out of memory");
+    double *st = malloc((2 * n + 2) * sizeof *st), *sv = malloc((2 * n + 2) * sizeof *sv);
+    if (!st || !sv) {
+        free(t), free(v), free(st), free(sv);
+        return errmsg_fail(err, errlen, -ENOMEM, "out of memory");
+    }
+    size_t m = 0;
+    double prev = 0;
+    *peak = 0;
+    for (size_t e = 0; e < n; e++) {
+        st[m] = t[e], sv[m++] = prev;
+        st[m] = t[e], sv[m++] = prev = v[e];
+        *peak = fmax(*peak, v[e]);
+    }
+    if (m && c->xhi > st[m - 1])
+        st[m] = c->xhi, sv[m++] = prev; /* never-freed bytes stay to the end */
+    free(t);
+    free(v);
+    *u = plot_unit_for(*peak > 0 ? *peak * 1.05 : 1024);
+    FILE *f = plot_gp_open(c->tmp, "live.dat", err, errlen);
+    if (!f) {
+        free(st), free(sv);
+        return -EIO;
+    }
+    double *ys[1] = {sv};
+    plot_decimate_write(f, st, ys, 1, m, u->div, c->xlo, c->xhi, PLOT_COLUMNS);
+    free(st);
+    free(sv);
+    return plot_gp_close(f, err, errlen);
+}
+
 int plot_buffers(plot_ctx_t *c, char *err, size_t errlen)
 {
     const run_csv_t *b = analyze_run_csv(c->run, "buffers.csv");
@@ -228,7 +307,7 @@ int plot_buffers(plot_ctx_t *c, char *err, size_t errlen)
     int ck = run_csv_col(b, "kind"), cta = run_csv_col(b, "t_alloc_ms"), ctf = run_csv_col(b, "t_free_ms"),
         cbytes = run_csv_col(b, "bytes");
     label_t lab[MAX_KINDS];
-    bool other;
+    bool other, drawn[MAX_KINDS] = {false}, other_drawn = false;
     size_t nl = buffer_labels(b, ck, cbytes, c->watch, lab, MAX_KINDS, &other);
     size_t *order = malloc(b->nrows * sizeof *order);
     if (!order || nl == 0) {
@@ -242,17 +321,13 @@ int plot_buffers(plot_ctx_t *c, char *err, size_t errlen)
     order_col = cta;
     qsort(order, b->nrows, sizeof *order, cmp_num);
     size_t stride = b->nrows > MAX_BARS ? (b->nrows + MAX_BARS - 1) / MAX_BARS : 1;
-    double total = 0, all = 0, nf_bytes = 0;
+    double all = 0, nf_bytes = 0;
     size_t nf_count = 0;
     for (size_t i = 0; i < b->nrows; i++) {
         all += run_csv_num(b, i, cbytes);
         if (!isfinite(run_csv_num(b, i, ctf)))
             nf_count++, nf_bytes += run_csv_num(b, i, cbytes);
     }
-    for (size_t ii = 0; ii < b->nrows; ii += stride)
-        total += run_csv_num(b, order[ii], cbytes);
-    double top = total > 0 ? total * 1.02 : 1024;
-    plot_unit_t u = plot_unit_for(top);
     FILE *fr = plot_gp_open(c->tmp, "buffers.dat", err, errlen), *fn = plot_gp_open(c->tmp, "buffers_nf.dat", err, errlen);
     if (!fr || !fn) {
         if (fr)
@@ -263,7 +338,7 @@ int plot_buffers(plot_ctx_t *c, char *err, size_t errlen)
         return -EIO;
     }
     bool has_freed = false, has_nf = false;
-    double y = 0;
+    size_t rank = 0;
     for (size_t ii = 0; ii < b->nrows; ii += stride) {
         size_t i = order[ii];
         char name[48];
@@ -272,49 +347,64 @@ int plot_buffers(plot_ctx_t *c, char *err, size_t errlen)
             if (*q == ' ' || *q == '\'' || *q == '"')
                 *q = '_';
         const char *color = OTHER_COLOR;
-        for (size_t k = 0; k < nl; k++)
-            if (strcmp(lab[k].name, name) == 0) {
-                color = c->watch ? site_color[k] : plot_kind_color(name);
-                break;
-            }
-        double by = run_csv_num(b, i, cbytes), tf = run_csv_num(b, i, ctf);
+        size_t k = 0;
+        while (k < nl && strcmp(lab[k].name, name) != 0)
+            k++;
+        if (k < nl) {
+            color = c->watch ? site_color[k] : plot_kind_color(name);
+            drawn[k] = true;
+        } else {
+            other_drawn = true;
+        }
+        double tf = run_csv_num(b, i, ctf);
         bool nf = !isfinite(tf);
-        fprintf(nf ? fn : fr, "%.3f %.3f %.9g %.9g %ld\n", run_csv_num(b, i, cta) / 1000, nf ? c->xhi : tf / 1000,
-                y / u.div, (y + by) / u.div, strtol(color + 1, NULL, 16));
+        /* a row per buffer, its rank in allocation order */
+        fprintf(nf ? fn : fr, "%.3f %.3f %zu %.2f %ld\n", run_csv_num(b, i, cta) / 1000, nf ? c->xhi : tf / 1000,
+                rank, rank + 1.0, strtol(color + 1, NULL, 16));
         *(nf ? &has_nf : &has_freed) = true;
-        y += by;
+        rank++;
     }
     free(order);
     int rc = plot_gp_close(fr, err, errlen), rc2 = plot_gp_close(fn, err, errlen);
     if (rc < 0 || (rc = rc2) < 0)
         return rc;
+    double peak = 0;
+    plot_unit_t u = plot_unit_for(1024);
+    if ((rc = buffers_live_file(c, b, &peak, &u, err, errlen)) < 0)
+        return rc;
     FILE *f = plot_gp_open(c->tmp, "vars.gp", err, errlen);
     if (!f)
         return -EIO;
-    char title[900], names[MAX_KINDS * 50] = "", colors[MAX_KINDS * 8] = "", b1[32], b2[32], nfl[120];
+    char title[900], names[MAX_KINDS * 50] = "", colors[MAX_KINDS * 8] = "", b1[32], b2[32], nfl[120], ll[160];
     for (size_t k = 0; k < nl; k++) {
+        if (!drawn[k]) /* thinned out: no legend entry for what is not drawn */
+            continue;
         plot_words_add(names, sizeof names, lab[k].name);
         plot_words_add(colors, sizeof colors, c->watch ? site_color[k] : plot_kind_color(lab[k].name));
     }
-    if (other) {
+    if (other && other_drawn) {
         plot_words_add(names, sizeof names, "other");
         plot_words_add(colors, sizeof colors, OTHER_COLOR);
     }
-    const char *what = c->watch ? "allocation lifetimes by site" : "buffer lifetimes by kind";
-    int tl = snprintf(title, sizeof title, "%s: %s (%zu buffers, %s allocated", c->name, what, b->nrows, fmt_bytes(b1, all));
+    const char *what = c->watch ? "allocations by site" : "buffers by kind";
+    int tl = snprintf(title, sizeof title, "%s: %s (%zu, %s allocated in all, at most %s live at once", c->name, what,
+                      b->nrows, fmt_bytes(b1, all), fmt_bytes(b2, peak));
     if (stride > 1)
         tl += snprintf(title + tl, sizeof title - tl, "; every %zu-th drawn", stride);
-    snprintf(title + tl, sizeof title - tl, "; never freed: %zu, %s)", nf_count, fmt_bytes(b2, nf_bytes));
+    snprintf(title + tl, sizeof title - tl, "; never freed: %zu, %s)", nf_count, fmt_bytes(b1, nf_bytes));
     plot_vars_str(f, "title", title);
     plot_vars_str(f, "unit", u.name);
     plot_vars_num(f, "xlo", c->xlo);
     plot_vars_num(f, "xhi", c->xhi);
-    plot_vars_num(f, "ymax", top / u.div);
+    plot_vars_num(f, "rows", (double)(rank ? rank : 1));
+    plot_vars_num(f, "y2max", (peak > 0 ? peak * 1.05 : 1024) / u.div);
     plot_vars_str(f, "names", names);
     plot_vars_str(f, "colors", colors);
     fprintf(f, "has_freed = %d\nhas_nf = %d\n", has_freed, has_nf);
     snprintf(nfl, sizeof nfl, "never freed (hatched, to the end): %zu, %s", nf_count, fmt_bytes(b1, nf_bytes));
     plot_vars_str(f, "nf_label", nfl);
+    snprintf(ll, sizeof ll, "live bytes (right axis)");
+    plot_vars_str(f, "live_label", ll);
     if ((rc = plot_gp_close(f, err, errlen)) < 0)
         return rc;
     return plot_figs_draw(&c->figs, c->tmp, "buffers.gp", "buffers", err, errlen);

@@ -27,9 +27,15 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen);
 /* kinds: live tracked bytes stacked by kind, host and device on separate
  * panels (batch runs with live_<kind> columns; nothing drawn otherwise). */
 int plot_kinds(plot_ctx_t *c, char *err, size_t errlen);
-/* buffers: one bar per buffer from allocation to free (to the end when never
- * freed), as thick as its bytes, coloured by kind (batch) or site (watch). */
+/* buffers: one row per buffer in order of allocation, a bar from allocation
+ * to free (to the end when never freed), coloured by kind (batch) or site
+ * (watch), and on the right axis the live bytes of those buffers: rows are
+ * ranks, never bytes, so no height suggests memory the process did not hold. */
 int plot_buffers(plot_ctx_t *c, char *err, size_t errlen);
+/* The live bytes of buffers.csv b over time: *t (seconds, sorted) and *v
+ * (bytes live just after t), *n steps, both allocated (the caller frees).
+ * Returns 0 or -ENOMEM. */
+int plot_buffers_live(const run_csv_t *b, double **t, double **v, size_t *n);
 /* sweep: measured and predicted peak RSS against pw from sweep_csv (and
  * sweep-model.csv beside it). -EINVAL for a malformed table. */
 int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char *err, size_t errlen);

@@ -79,40 +79,23 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-typedef struct {
-    double t, d;
-} ev_t;
-
-static int cmp_ev(const void *a, const void *b)
-{
-    return cmp_double(&((const ev_t *)a)->t, &((const ev_t *)b)->t);
-}
-
 /* Live bytes of buffers.csv at each sample (a watch run's traced bytes). */
 static int traced_bytes(const analyze_run_t *run, mem_series_t *m)
 {
     const run_csv_t *b = analyze_run_csv(run, "buffers.csv");
-    size_t nb = b->nrows;
-    if (nb == 0)
+    if (b->nrows == 0)
         return 0;
-    int cb = run_csv_col(b, "bytes"), cta = run_csv_col(b, "t_alloc_ms"), ctf = run_csv_col(b, "t_free_ms");
-    ev_t *ev = malloc(2 * nb * sizeof *ev);
-    if (!ev)
+    double *et, *ev;
+    size_t ne;
+    if (plot_buffers_live(b, &et, &ev, &ne) < 0)
         return -ENOMEM;
-    size_t ne = 0;
-    for (size_t i = 0; i < nb; i++) {
-        double by = run_csv_num(b, i, cb), tf = run_csv_num(b, i, ctf);
-        ev[ne++] = (ev_t){run_csv_num(b, i, cta) / 1000, by};
-        if (isfinite(tf))
-            ev[ne++] = (ev_t){tf / 1000, -by};
-    }
-    qsort(ev, ne, sizeof *ev, cmp_ev);
     double live = 0;
     for (size_t i = 0, e = 0; i < m->n; i++) {
-        while (e < ne && ev[e].t <= m->t[i])
-            live += ev[e++].d;
+        while (e < ne && et[e] <= m->t[i])
+            live = ev[e++];
         m->s[S_TRACKED][i] = live;
     }
+    free(et);
     free(ev);
     return 0;
 }
@@ -254,7 +237,7 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
         dmax = fmax(dmax, base);
     const char *lim_what = NULL;
     double lim = plot_run_limit(c->run, &lim_what);
-    /* a limit far above the run would flatten every line: only its key entry */
+    /* a limit far above the run would flatten every line: only a note */
     bool lim_on = lim > 0 && (dmax <= 0 || lim <= 3 * dmax);
     double top = fmax(dmax, lim_on ? lim : 0) * 1.05;
     if (!(top > 0))
@@ -302,7 +285,7 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
     plot_vars_str(f, "layers", layers);
     /* one sample is a point: a line through it would draw nothing */
     plot_vars_str(f, "sty", m_n > 1 ? "lines" : "linespoints pt 7 ps 1.2");
-    plot_vars_str(f, "tracked_label", c->watch ? "traced allocations" : "tracked buffers");
+    plot_vars_str(f, "tracked_label", c->watch ? "L0 traced allocations" : "L0 tracked buffers");
     fprintf(f, "has_marks = %d\n", nmarks > 0);
     plot_vars_str(f, "marks_label", c->watch ? "mark" : "proof done");
     if (has[S_TREND]) {

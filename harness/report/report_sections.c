@@ -37,50 +37,6 @@ static const char *jstr(const json_t *o, const char *key)
     return json_string_value(json_object_get(o, key));
 }
 
-/* One key/value row; the value escaped. */
-static void row_kv(FILE *f, const char *k, const char *v)
-{
-    fputs("<tr><td class=\"k\">", f);
-    html_esc(f, k);
-    fputs("</td><td class=\"v\">", f);
-    html_esc(f, v);
-    fputs("</td></tr>\n", f);
-}
-
-/* A JSON value as text: strings as they are, sizes (keys ending in _bytes,
- * mem_limit) in units with the exact count, the rest compact JSON. */
-static void json_text(char *out, size_t cap, const char *key, const json_t *v)
-{
-    char b[32];
-    size_t kl = strlen(key);
-    bool bytes = (kl > 6 && strcmp(key + kl - 6, "_bytes") == 0) || strcmp(key, "mem_limit") == 0 ||
-                 strcmp(key, "baseline_rss") == 0 || strcmp(key, "peak_rss") == 0;
-    if (json_is_string(v)) {
-        snprintf(out, cap, "%s", json_string_value(v));
-    } else if (json_is_number(v) && bytes) {
-        snprintf(out, cap, "%s (%.0f)", fmt_bytes(b, json_number_value(v)), json_number_value(v));
-    } else if (json_is_real(v)) {
-        snprintf(out, cap, "%.6g", json_real_value(v));
-    } else {
-        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        snprintf(out, cap, "%s", s ? s : "?");
-        free(s);
-    }
-}
-
-/* The members of a run.json object, one row each (prefix "config." etc.). */
-static void rows_object(FILE *f, const char *prefix, const json_t *o)
-{
-    const char *key;
-    const json_t *v;
-    char k[256], text[1024];
-    json_object_foreach((json_t *)o, key, v) {
-        snprintf(k, sizeof k, "%s%s", prefix, key);
-        json_text(text, sizeof text, key, v);
-        row_kv(f, k, text);
-    }
-}
-
 static const char *verdict_class(const char *v)
 {
     if (v && strcmp(v, "healthy") == 0)
@@ -456,31 +412,6 @@ void report_sec_times(FILE *f, const analyze_run_t *run, const analyze_result_t 
         fputs("</table>\n", f);
     }
     fputs("</div></div>\n", f);
-}
-
-void report_sec_settings(FILE *f, const json_t *rj)
-{
-    fputs("<h2 id=\"settings\">Run settings</h2>\n<table>\n", f);
-    const char *key;
-    const json_t *v;
-    char text[1024];
-    /* the run's own scalars first (status, outcome, ...), then its objects */
-    json_object_foreach((json_t *)rj, key, v) {
-        if (json_is_object(v) || json_is_array(v))
-            continue;
-        json_text(text, sizeof text, key, v);
-        row_kv(f, key, text);
-    }
-    static const char *const objs[] = {"config", "machine", "versions", "summary", "baseline", "memory_events"};
-    for (size_t i = 0; i < sizeof objs / sizeof *objs; i++) {
-        const json_t *o = json_object_get(rj, objs[i]);
-        if (!json_is_object(o))
-            continue;
-        char prefix[64];
-        snprintf(prefix, sizeof prefix, "%s.", objs[i]);
-        rows_object(f, prefix, o);
-    }
-    fputs("</table>\n", f);
 }
 
 void report_sec_layers(FILE *f, const analyze_result_t *r)

@@ -23,8 +23,11 @@ void report_sec_sites(FILE *f, const analyze_result_t *r);
 void report_sec_capacity(FILE *f, const analyze_result_t *r);
 /* Per-proof and per-stage times (batch), the proof boundaries (watch). */
 void report_sec_times(FILE *f, const analyze_run_t *run, const analyze_result_t *r);
-/* Every scalar of run.json and of its config, machine, versions, summary,
- * baseline and memory_events objects. */
+/* The run's settings and measurements from run.json (report_settings.c):
+ * every scalar of it and of its config, machine, versions, params,
+ * circuit_shape, gpu_plan, summary, baseline and memory_events objects,
+ * nested ones flattened (summary.proof_wall_ms.avg), each value formatted
+ * (sizes, durations, counts), none that was not measured. */
 void report_sec_settings(FILE *f, const json_t *rj);
 
 #endif

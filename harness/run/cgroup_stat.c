@@ -19,6 +19,9 @@ enum { CG_CURRENT, CG_PEAK, CG_STAT, CG_EVENTS, CG_FAILCNT, CG_PROCS, CG_NFILES 
 struct cgroup_stat {
     int version;
     char path[CG_PATH_MAX];
+    const char *const *names; /* the files of fd, by version */
+    dev_t dev;                /* the folder's identity: a cgroup made again */
+    ino_t ino;                /* at the path is another folder */
     int fd[CG_NFILES]; /* -1 where absent */
     char buf[8192];
     pid_t *pids;
@@ -165,7 +168,10 @@ int cgroup_stat_open(cgroup_stat_t **ret, const char *path, char *err, size_t er
                                               "cgroup.procs"};
     static const char *const v1[CG_NFILES] = {"memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.stat",
                                               "memory.oom_control", "memory.failcnt", "cgroup.procs"};
-    const char *const *names = c->version == 2 ? v2 : v1;
+    const char *const *names = c->names = c->version == 2 ? v2 : v1;
+    struct stat st;
+    if (stat(c->path, &st) == 0)
+        c->dev = st.st_dev, c->ino = st.st_ino;
     for (int i = 0; i < CG_NFILES; i++) {
         if (!names[i])
             continue;
@@ -181,14 +187,68 @@ int cgroup_stat_open(cgroup_stat_t **ret, const char *path, char *err, size_t er
     return 0;
 }
 
+/* Opens file which anew: a cgroup removed and made again at the same path
+ * (a restarted service) has new files, and the old descriptors read ENODEV
+ * for good. 0, or -errno (still gone; the descriptor stays -1). */
+static int cg_reopen(cgroup_stat_t *c, int which)
+{
+    if (c->fd[which] >= 0)
+        close(c->fd[which]);
+    c->fd[which] = c->names[which] ? open_in(c, c->names[which]) : -1;
+    return c->fd[which] >= 0 ? 0 : -errno;
+}
+
+/* Whether a failed read means the file's cgroup is gone (removed, or
+ * being made again). */
+static bool cg_gone(int e)
+{
+    return e == ENODEV || e == ENOENT || e == ESTALE || e == EBADF;
+}
+
+/* pread of file which from off into buf; once reopened when its cgroup
+ * was gone (cg_reopen). Bytes or -errno. */
+static ssize_t cg_pread(cgroup_stat_t *c, int which, char *buf, size_t cap, off_t off)
+{
+    for (int attempt = 0;; attempt++) {
+        ssize_t n = c->fd[which] >= 0 ? pread(c->fd[which], buf, cap, off) : -1;
+        int e = c->fd[which] >= 0 ? errno : EBADF;
+        if (n >= 0)
+            return n;
+        if (attempt > 0 || !cg_gone(e) || !c->names[which])
+            return -e;
+        if (cg_reopen(c, which) < 0)
+            return -ENOENT;
+    }
+}
+
+/* Whether the cgroup is still the one the files were opened in: a removed
+ * v1 cgroup's open files go on reading 0, so its folder is checked (one
+ * stat a tick). Made again at the path, every file is opened anew. 0, or
+ * -ENOENT while it is gone. */
+static int cg_same(cgroup_stat_t *c)
+{
+    struct stat st;
+    if (stat(c->path, &st) != 0)
+        return -ENOENT;
+    if (st.st_dev == c->dev && st.st_ino == c->ino)
+        return 0;
+    c->dev = st.st_dev;
+    c->ino = st.st_ino;
+    for (int i = 0; i < CG_NFILES; i++)
+        (void)cg_reopen(c, i);
+    return 0;
+}
+
 /* pread of a whole small file into c->buf. Bytes or -errno. */
 static ssize_t cg_read(cgroup_stat_t *c, int which)
 {
-    if (c->fd[which] < 0)
+    if (c->fd[which] < 0 && !(c->version == 2 && which == CG_PEAK) && !c->names[which])
         return -ENOENT;
-    ssize_t n = pread(c->fd[which], c->buf, sizeof c->buf - 1, 0);
+    if (c->fd[which] < 0 && c->version == 2 && which == CG_PEAK)
+        return -ENOENT; /* memory.peak: absent before Linux 5.19 */
+    ssize_t n = cg_pread(c, which, c->buf, sizeof c->buf - 1, 0);
     if (n < 0)
-        return -errno;
+        return n;
     c->buf[n] = '\0';
     return n;
 }
@@ -221,7 +281,10 @@ static bool keyed(const char *text, const char *key, uint64_t *v)
 int cgroup_stat_read(cgroup_stat_t *c, struct cgroup_stat_values *out)
 {
     struct cgroup_stat_values x = {0};
-    int rc = cg_u64(c, CG_CURRENT, &x.current);
+    int rc = cg_same(c);
+    if (rc < 0)
+        return rc;
+    rc = cg_u64(c, CG_CURRENT, &x.current);
     if (rc < 0)
         return rc;
     x.has_peak = cg_u64(c, CG_PEAK, &x.peak) == 0;
@@ -270,12 +333,15 @@ int cgroup_stat_events(cgroup_stat_t *c, struct cgroup_stat_events *out)
 int cgroup_stat_procs(cgroup_stat_t *c, const pid_t **pids, size_t *n)
 {
     c->n_pids = 0;
+    int rc = cg_same(c);
+    if (rc < 0)
+        return rc;
     /* cgroup.procs can outgrow buf: read it in pieces, keeping a split number */
     size_t keep = 0;
     for (off_t off = 0;;) {
-        ssize_t got = pread(c->fd[CG_PROCS], c->buf + keep, sizeof c->buf - 1 - keep, off);
+        ssize_t got = cg_pread(c, CG_PROCS, c->buf + keep, sizeof c->buf - 1 - keep, off);
         if (got < 0)
-            return -errno;
+            return (int)got;
         off += got;
         size_t len = keep + (size_t)got;
         c->buf[len] = '\0';

@@ -26,7 +26,7 @@ struct entry {
 
 struct proc_tree {
     pid_t root;
-    bool children, scan;
+    bool children, scan, smaps;
     struct entry *e;
     size_t n, cap;
     struct proc_tree_proc *out;
@@ -157,6 +157,26 @@ static struct entry *find(proc_tree_t *t, pid_t pid)
         if (t->e[i].pid == pid)
             return &t->e[i];
     return NULL;
+}
+
+/* "Key:<spaces>N kB" of smaps_rollup into p (has_smaps when Pss is there). */
+static void parse_smaps(const char *text, struct proc_tree_proc *p)
+{
+    static const char *const keys[3] = {"\nPss:", "\nAnonymous:", "\nSwap:"};
+    uint64_t *dst[3] = {&p->pss, &p->smaps_anon, &p->swap};
+    for (int i = 0; i < 3; i++) {
+        const char *q = strstr(text, keys[i]);
+        if (!q)
+            continue;
+        *dst[i] = strtoull(q + strlen(keys[i]), NULL, 10) * 1024;
+        if (i == 0)
+            p->has_smaps = true;
+    }
+}
+
+void proc_tree_set_smaps(proc_tree_t *t, bool on)
+{
+    t->smaps = on;
 }
 
 /* A new entry for pid, its status file open; NULL when it is gone. */
@@ -343,6 +363,17 @@ int proc_tree_read(proc_tree_t *t, const pid_t *extra, size_t n_extra)
         if (read_all(t, e->status_fd) <= 0 || !parse_status(t->buf, &p, &threads)) {
             entry_close(e); /* ended: dropped below */
             continue;
+        }
+        if (t->smaps) {
+            /* opened each tick: the file holds the memory map of the time it
+             * was opened, so one opened before an exec reads nothing after */
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd >= 0 && read_all(t, fd) > 0)
+                parse_smaps(t->buf, &p);
+            if (fd >= 0)
+                close(fd);
         }
         e->p = p;
         e->threads = threads;

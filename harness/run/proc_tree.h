@@ -22,6 +22,10 @@ struct proc_tree_proc {
     pid_t pid, ppid;
     char comm[32]; /* /proc/PID/status Name, made CSV-safe */
     uint64_t rss, rss_anon, rss_file, rss_shmem, vm_lck, vm_pin, hwm;
+    /* smaps_rollup (proc_tree_set_smaps): Pss counts a page shared by k
+     * processes 1/k in each, so a tree's sum counts it once */
+    uint64_t pss, smaps_anon, swap;
+    bool has_smaps;
 };
 
 typedef struct proc_tree proc_tree_t;
@@ -37,6 +41,9 @@ int proc_tree_new(proc_tree_t **ret, pid_t root, bool children);
 int proc_tree_read(proc_tree_t *t, const pid_t *extra, size_t n_extra);
 /* The processes of the last read, root first; valid until the next read. */
 const struct proc_tree_proc *proc_tree_procs(const proc_tree_t *t, size_t *n);
+/* Reads smaps_rollup too, for every process found from now on (a walk of
+ * its page tables in the kernel: costs more the more it maps). */
+void proc_tree_set_smaps(proc_tree_t *t, bool on);
 /* Closes every descriptor and frees t; NULL accepted. */
 void proc_tree_free(proc_tree_t *t);
 

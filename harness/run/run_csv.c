@@ -14,10 +14,13 @@
  *          bucket doubles; each merged role keeps the better of its two
  *          rows), so the rows kept stay within the budget for any length.
  *
- * A row is in a slot of one pool; a slot is freed once no role holds it.
+ * A row is in a slot of one pool; a slot is freed once no role holds it
+ * (run_csv_keep.c keeps the rows; this file reads and checks them).
  */
 #include "harness/run/run_csv.h"
+#include "harness/run/run_csv_missing.h"
 #include "harness/run/errmsg.h"
+#include "harness/run/run_csv_keep.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,10 +38,6 @@
 #define RUN_CSV_MAX_LINE (16u << 20)
 #define READ_CHUNK (1u << 20)
 
-#define NSYS 16    /* systematic rows per bucket */
-#define MAX_EXT 8  /* extreme columns */
-#define NROLES (NSYS + 2 * MAX_EXT)
-#define NONE UINT32_MAX
 
 static bool in_list(const char *const *list, const char *name)
 {
@@ -186,375 +185,12 @@ void run_csv_set_warn(void (*fn)(const char *msg))
     warn_sink = fn;
 }
 
-/* ---- the rows kept ---------------------------------------------------------- */
-
-typedef struct {
-    uint32_t role[NROLES]; /* slots: NSYS systematic, then min/max per extreme column */
-} bucket_t;
-
-typedef struct {
-    size_t ncols;
-    bool has_text;
-    /* the pool */
-    double *num;    /* cap x ncols */
-    char **text;    /* cap x ncols, when has_text */
-    size_t *index;  /* the slot's row number in the file */
-    uint32_t *refs; /* roles holding the slot */
-    uint32_t *free_list;
-    size_t cap, n_free, used;
-    /* the selection (max_rows > 0) */
-    bool reduce;
-    size_t head_max, tail_max, budget;
-    size_t cap_max; /* slots the selection can hold at once */
-    uint32_t *head, *ring;
-    size_t n_head, ring_start, n_ring;
-    bucket_t *buckets;
-    size_t n_buckets, cap_buckets, k; /* k: rows per bucket */
-    size_t mid_slots;                 /* slots held by the buckets */
-    int ext[MAX_EXT];
-    size_t n_ext;
-} keep_t;
-
-static void slot_clear(keep_t *K, uint32_t s)
-{
-    if (K->has_text)
-        for (size_t j = 0; j < K->ncols; j++) {
-            free(K->text[(size_t)s * K->ncols + j]);
-            K->text[(size_t)s * K->ncols + j] = NULL;
-        }
-}
-
-static int slot_new(keep_t *K, uint32_t *ret)
-{
-    if (K->n_free) {
-        *ret = K->free_list[--K->n_free];
-        return 0;
-    }
-    if (K->used == K->cap) {
-        size_t cap = K->cap ? K->cap * 2 : 1024;
-        if (K->reduce && cap > K->cap_max)
-            cap = K->cap_max > K->cap ? K->cap_max : K->cap + 1; /* never more slots than the selection holds */
-        if (cap > NONE - 1)
-            return -ENOMEM;
-        double *num = realloc(K->num, cap * K->ncols * sizeof *num);
-        if (num)
-            K->num = num;
-        size_t *index = num ? realloc(K->index, cap * sizeof *index) : NULL;
-        if (index)
-            K->index = index;
-        uint32_t *refs = index ? realloc(K->refs, cap * sizeof *refs) : NULL;
-        if (refs)
-            K->refs = refs;
-        uint32_t *fl = refs ? realloc(K->free_list, cap * sizeof *fl) : NULL;
-        if (fl)
-            K->free_list = fl;
-        char **text = fl && K->has_text ? realloc(K->text, cap * K->ncols * sizeof *text) : NULL;
-        if (text) {
-            memset(text + K->cap * K->ncols, 0, (cap - K->cap) * K->ncols * sizeof *text);
-            K->text = text;
-        }
-        if (!fl || (K->has_text && !text))
-            return -ENOMEM;
-        K->cap = cap;
-    }
-    *ret = (uint32_t)K->used++;
-    K->refs[*ret] = 0;
-    return 0;
-}
-
-static void slot_free(keep_t *K, uint32_t s)
-{
-    slot_clear(K, s);
-    K->free_list[K->n_free++] = s;
-}
-
-/* A role of the middle takes slot s / lets go of it. */
-static void role_take(keep_t *K, uint32_t s)
-{
-    if (K->refs[s]++ == 0)
-        K->mid_slots++;
-}
-
-static void role_drop(keep_t *K, uint32_t s)
-{
-    if (s != NONE && --K->refs[s] == 0) {
-        K->mid_slots--;
-        slot_free(K, s);
-    }
-}
-
-static double slot_val(const keep_t *K, uint32_t s, int col)
-{
-    return K->num[(size_t)s * K->ncols + (size_t)col];
-}
-
-/* Of two rows for an extreme role, the lower (want_max: higher) value; the
- * earlier one on a tie. */
-static uint32_t better(const keep_t *K, uint32_t a, uint32_t b, int col, bool want_max)
-{
-    if (a == NONE)
-        return b;
-    if (b == NONE)
-        return a;
-    double va = slot_val(K, a, col), vb = slot_val(K, b, col);
-    return (want_max ? vb > va : vb < va) ? b : a;
-}
-
-/* Merges the buckets two by two; the rows per bucket double. */
-static void buckets_merge(keep_t *K)
-{
-    size_t nb = (K->n_buckets + 1) / 2;
-    for (size_t p = 0; p < nb; p++) {
-        bucket_t *A = &K->buckets[2 * p], *B = 2 * p + 1 < K->n_buckets ? &K->buckets[2 * p + 1] : NULL;
-        bucket_t M;
-        /* the systematic rows at the merged bucket's steps: every other one
-         * of each half */
-        for (int j = 0; j < NSYS; j++) {
-            const bucket_t *from = j < NSYS / 2 ? A : B;
-            int jj = 2 * (j % (NSYS / 2));
-            M.role[j] = from ? from->role[jj] : NONE;
-            if (from)
-                ((bucket_t *)from)->role[jj] = NONE; /* moved */
-        }
-        for (size_t e = 0; e < K->n_ext; e++)
-            for (int w = 0; w < 2; w++) {
-                int r = NSYS + 2 * (int)e + w;
-                uint32_t a = A->role[r], b = B ? B->role[r] : NONE, keep = better(K, a, b, K->ext[e], w == 1);
-                M.role[r] = keep;
-                A->role[r] = B ? (B->role[r] = NONE, NONE) : NONE;
-                if (a != keep)
-                    role_drop(K, a);
-                if (b != keep)
-                    role_drop(K, b);
-            }
-        /* what was not moved is let go */
-        for (int j = 0; j < NSYS; j++) {
-            role_drop(K, A->role[j]);
-            if (B)
-                role_drop(K, B->role[j]);
-        }
-        for (size_t r = NSYS + 2 * K->n_ext; r < NROLES; r++)
-            M.role[r] = NONE;
-        K->buckets[p] = M;
-    }
-    K->n_buckets = nb;
-    K->k *= 2;
-}
-
-/* Row slot s (row number idx of the file) into the middle. */
-static int middle_add(keep_t *K, uint32_t s, size_t idx)
-{
-    size_t o = idx - K->head_max, b = o / K->k, off = o % K->k;
-    if (b >= K->n_buckets) {
-        if (K->n_buckets == K->cap_buckets) {
-            size_t cap = K->cap_buckets ? K->cap_buckets * 2 : 1024;
-            bucket_t *nb = realloc(K->buckets, cap * sizeof *nb);
-            if (!nb)
-                return -ENOMEM;
-            K->buckets = nb;
-            K->cap_buckets = cap;
-        }
-        bucket_t *B = &K->buckets[K->n_buckets++];
-        for (int r = 0; r < NROLES; r++)
-            B->role[r] = NONE;
-    }
-    bucket_t *B = &K->buckets[K->n_buckets - 1];
-    uint32_t held = K->refs[s];
-    if ((off * NSYS) % K->k == 0) {
-        B->role[off * NSYS / K->k] = s;
-        role_take(K, s);
-    }
-    for (size_t e = 0; e < K->n_ext; e++) {
-        double v = slot_val(K, s, K->ext[e]);
-        if (!isfinite(v))
-            continue;
-        for (int w = 0; w < 2; w++) {
-            uint32_t *r = &B->role[NSYS + 2 * e + (size_t)w];
-            if (better(K, *r, s, K->ext[e], w == 1) == s && *r != s) {
-                uint32_t old = *r;
-                *r = s;
-                role_take(K, s);
-                role_drop(K, old);
-            }
-        }
-    }
-    if (K->refs[s] == held && held == 0)
-        slot_free(K, s);
-    while (K->mid_slots > K->budget && K->n_buckets > 1)
-        buckets_merge(K);
-    return 0;
-}
-
-/* Keeps the row in slot s, row number idx of the file. */
-static int keep_row(keep_t *K, uint32_t s, size_t idx)
-{
-    K->index[s] = idx;
-    if (!K->reduce)
-        return 0; /* slot s is row idx: nothing is ever freed */
-    if (K->n_head < K->head_max) {
-        K->head[K->n_head++] = s;
-        return 0;
-    }
-    if (K->n_ring == K->tail_max) {
-        uint32_t old = K->ring[K->ring_start];
-        K->ring[K->ring_start] = s;
-        K->ring_start = (K->ring_start + 1) % K->tail_max;
-        return middle_add(K, old, K->index[old]);
-    }
-    K->ring[(K->ring_start + K->n_ring++) % K->tail_max] = s;
-    return 0;
-}
-
-static int cmp_slot_index_ctx_less(const keep_t *K, uint32_t a, uint32_t b)
-{
-    return K->index[a] < K->index[b];
-}
-
-/* The slots kept, in file order, into *order (allocated); their count. */
-static int keep_order(keep_t *K, uint32_t **order, size_t *n)
-{
-    size_t cap = K->n_head + K->n_ring + K->mid_slots + 1, m = 0;
-    uint32_t *o = malloc(cap * sizeof *o);
-    if (!o)
-        return -ENOMEM;
-    for (size_t i = 0; i < K->n_head; i++)
-        o[m++] = K->head[i];
-    for (size_t b = 0; b < K->n_buckets; b++) {
-        /* a bucket's distinct slots, sorted by row (at most NROLES: insertion) */
-        size_t first = m;
-        for (int r = 0; r < NROLES; r++) {
-            uint32_t s = K->buckets[b].role[r];
-            if (s == NONE)
-                continue;
-            bool dup = false;
-            for (size_t q = first; q < m && !dup; q++)
-                dup = o[q] == s;
-            if (dup)
-                continue;
-            size_t q = m++;
-            while (q > first && cmp_slot_index_ctx_less(K, s, o[q - 1])) {
-                o[q] = o[q - 1];
-                q--;
-            }
-            o[q] = s;
-        }
-    }
-    for (size_t i = 0; i < K->n_ring; i++)
-        o[m++] = K->ring[(K->ring_start + i) % K->tail_max];
-    *order = o;
-    *n = m;
-    return 0;
-}
-
-/* Moves the rows of slots order[0..n) to slots 0..n in place (following
- * the permutation's cycles with one spare row), so the pool itself becomes
- * the readers' array: no second copy of the rows kept. */
-static void keep_permute(keep_t *K, const uint32_t *order, size_t n)
-{
-    size_t nc = K->ncols;
-    /* where[slot] = the row it goes to, or SIZE_MAX (not kept) */
-    size_t *where = malloc((K->used + 1) * sizeof *where);
-    double *spare = malloc((nc + 1) * sizeof *spare);
-    char **spare_t = K->has_text ? malloc((nc + 1) * sizeof *spare_t) : NULL;
-    if (!where || !spare || (K->has_text && !spare_t)) {
-        /* no room for the bookkeeping: rows copied one by one through the
-         * slots past n would be wrong, so keep the order by a copy instead */
-        free(where);
-        free(spare);
-        free(spare_t);
-        double *num = malloc((n + 1) * nc * sizeof *num);
-        char **text = K->has_text ? calloc((n + 1) * nc, sizeof *text) : NULL;
-        if (!num || (K->has_text && !text)) {
-            free(num);
-            free(text);
-            return; /* left as is: run_csv_read_opts reports nothing better */
-        }
-        for (size_t i = 0; i < n; i++) {
-            memcpy(&num[i * nc], &K->num[(size_t)order[i] * nc], nc * sizeof *num);
-            if (text) {
-                memcpy(&text[i * nc], &K->text[(size_t)order[i] * nc], nc * sizeof *text);
-                memset(&K->text[(size_t)order[i] * nc], 0, nc * sizeof *text);
-            }
-        }
-        free(K->num);
-        K->num = num;
-        if (text) {
-            for (size_t i = 0; i < K->used * nc; i++)
-                free(K->text[i]);
-            free(K->text);
-            K->text = text;
-            K->used = n;
-        }
-        return;
-    }
-    for (size_t s = 0; s < K->used; s++)
-        where[s] = SIZE_MAX;
-    for (size_t i = 0; i < n; i++)
-        where[order[i]] = i;
-    /* a slot not kept holds nothing: a row moved there is simply written */
-    for (size_t s = 0; s < K->used; s++) {
-        if (where[s] == SIZE_MAX || where[s] == s)
-            continue;
-        /* follow the cycle through s: the row at s goes to where[s], whose
-         * row goes on in turn, until a slot not kept or s again */
-        memcpy(spare, &K->num[s * nc], nc * sizeof *spare);
-        if (spare_t) {
-            memcpy(spare_t, &K->text[s * nc], nc * sizeof *spare_t);
-            memset(&K->text[s * nc], 0, nc * sizeof *spare_t); /* moved: a free slot holds no text */
-        }
-        size_t to = where[s];
-        where[s] = SIZE_MAX; /* s is free now */
-        for (;;) {
-            size_t next = where[to];
-            if (next == SIZE_MAX) { /* a free slot (its text cells are NULL) */
-                memcpy(&K->num[to * nc], spare, nc * sizeof *spare);
-                if (spare_t)
-                    memcpy(&K->text[to * nc], spare_t, nc * sizeof *spare_t);
-                where[to] = to;
-                break;
-            }
-            /* swap the spare row with the row at `to`, which goes to next */
-            for (size_t j = 0; j < nc; j++) {
-                double v = K->num[to * nc + j];
-                K->num[to * nc + j] = spare[j];
-                spare[j] = v;
-                if (spare_t) {
-                    char *t = K->text[to * nc + j];
-                    K->text[to * nc + j] = spare_t[j];
-                    spare_t[j] = t;
-                }
-            }
-            where[to] = to;
-            to = next;
-        }
-    }
-    free(where);
-    free(spare);
-    free(spare_t);
-}
-
-static void keep_free(keep_t *K)
-{
-    if (K->has_text && K->text)
-        for (size_t i = 0; i < K->used * K->ncols; i++)
-            free(K->text[i]);
-    free(K->num);
-    free(K->text);
-    free(K->index);
-    free(K->refs);
-    free(K->free_list);
-    free(K->head);
-    free(K->ring);
-    free(K->buckets);
-    memset(K, 0, sizeof *K);
-}
-
 /* ---- reading ---------------------------------------------------------------- */
 
 /* Parses one data row into slot s; returns 0, or -EINVAL with err set. An
  * empty field of a column not in empty_ok is an error unless defer_empty,
  * where it is counted (c->n_empty) for the all-or-none check at the end. */
-static int parse_row(run_csv_t *c, keep_t *K, uint32_t s, char *line, size_t lineno, const bool *empty_ok,
+static int parse_row(run_csv_t *c, csv_keep_t *K, uint32_t s, char *line, size_t lineno, const bool *empty_ok,
                      bool defer_empty, size_t *first_empty, char **fields, char *err, size_t errlen)
 {
     size_t n = split(line, fields, c->ncols + 1);
@@ -656,7 +292,7 @@ static int read_header(run_csv_t *c, const run_csv_opts_t *o, char *line, char *
 }
 
 /* The selection's shape for max_rows (see the top of the file). */
-static int keep_init(keep_t *K, const run_csv_t *c, const run_csv_opts_t *o)
+static int keep_init(csv_keep_t *K, const run_csv_t *c, const run_csv_opts_t *o)
 {
     K->ncols = c->ncols;
     for (size_t j = 0; j < c->ncols; j++)
@@ -669,9 +305,9 @@ static int keep_init(keep_t *K, const run_csv_t *c, const run_csv_opts_t *o)
     K->budget = m - K->head_max - K->tail_max;
     /* the middle passes its budget by at most one bucket's roles before
      * merging, and a row is read before the ring lets one go */
-    K->cap_max = m + NROLES + 2;
+    K->cap_max = m + CSV_KEEP_NROLES + 2;
     K->k = 1;
-    for (const char *const *e = o->extreme_cols; e && *e && K->n_ext < MAX_EXT; e++) {
+    for (const char *const *e = o->extreme_cols; e && *e && K->n_ext < CSV_KEEP_MAX_EXT; e++) {
         int col = run_csv_col(c, *e);
         if (col >= 0 && !c->is_text[col])
             K->ext[K->n_ext++] = col;
@@ -684,7 +320,7 @@ static int keep_init(keep_t *K, const run_csv_t *c, const run_csv_opts_t *o)
 int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o, char *err, size_t errlen)
 {
     run_csv_t c = {0};
-    keep_t K = {0};
+    csv_keep_t K = {0};
     reader_t rd = {0};
     char **fields = NULL;
     size_t *first_empty = NULL;
@@ -764,7 +400,7 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
         if (c.rows_in_file == 0)
             c.first_line = lineno;
         uint32_t s;
-        if ((rc = slot_new(&K, &s)) < 0) {
+        if ((rc = csv_keep_slot_new(&K, &s)) < 0) {
             errmsg_fail(err, errlen, rc, "%s: out of memory", path);
             goto done;
         }
@@ -772,10 +408,10 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
         if (rc == 0 && o->check_row)
             rc = o->check_row(o->check_ctx, &c, &K.num[(size_t)s * c.ncols], c.rows_in_file, lineno, err, errlen);
         if (rc < 0) {
-            slot_free(&K, s);
+            csv_keep_slot_free(&K, s);
             goto done;
         }
-        if ((rc = keep_row(&K, s, c.rows_in_file)) < 0) {
+        if ((rc = csv_keep_row(&K, s, c.rows_in_file)) < 0) {
             errmsg_fail(err, errlen, rc, "%s: out of memory", path);
             goto done;
         }
@@ -786,6 +422,14 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     for (size_t j = 0; o->empty_cols_absent && j < c.ncols; j++) {
         if (c.n_empty[j] == 0)
             continue;
+        if (c.n_empty[j] < c.rows_in_file && o->sparse_ok) {
+            /* a failed read: the rows go, or the column when most are gone */
+            if (c.n_empty[j] * 2 > c.rows_in_file) {
+                c.absent[j] = true;
+                c.cols_missing++;
+            }
+            continue;
+        }
         if (c.n_empty[j] < c.rows_in_file) {
             rc = errmsg_fail(err, errlen, -EINVAL,
                              "%s:%zu: column %s is empty, expected a number (other rows have one)", path,
@@ -819,11 +463,11 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
             goto done;
         }
     } else {
-        if ((rc = keep_order(&K, &order, &n)) < 0) {
+        if ((rc = csv_keep_order(&K, &order, &n)) < 0) {
             rc = errmsg_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
             goto done;
         }
-        keep_permute(&K, order, n);
+        csv_keep_permute(&K, order, n);
         c.num = realloc(K.num, (n + 1) * c.ncols * sizeof *c.num);
         if (!c.num)
             c.num = K.num;
@@ -843,6 +487,8 @@ int run_csv_read_opts(run_csv_t *ret, const char *path, const run_csv_opts_t *o,
     c.nrows = n;
     c.reduced = n < c.rows_in_file;
     c.bucket_rows = K.reduce ? K.k : 1;
+    if (o->sparse_ok && o->empty_cols_absent)
+        run_csv_drop_missing(&c);
     if (c.dropped_tail && warn_sink) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s:%zu: the last line has no newline (an interrupted write): dropped", path,
@@ -858,7 +504,7 @@ done:
     free(first_empty);
     free(order);
     free(empty_ok);
-    keep_free(&K);
+    csv_keep_free(&K);
     if (rc < 0) {
         run_csv_free(&c);
         return rc;

@@ -31,6 +31,10 @@ typedef struct {
     char **text;       /* nrows x ncols, NULL when no column is text; non-NULL cells only for text columns */
     bool *absent;      /* per column: empty in every row (empty_cols_absent): run_csv_col gives -1 */
     size_t *n_empty;   /* per column: rows with an empty field */
+    /* sparse_ok: rows left out for a missing cell, and columns taken as
+     * absent because most of their cells are missing (run_csv_opts_t) */
+    size_t rows_missing;
+    size_t cols_missing;
     size_t first_line; /* line number of the first data row (0: none) */
     bool dropped_tail; /* the last line had no newline (a torn write) and was dropped */
     size_t tail_line;  /* its line number when dropped_tail */
@@ -49,6 +53,14 @@ typedef struct {
      * columns) is absent: run_csv_col gives -1 for it. One empty in some
      * rows only is an error, as is a required column empty in every row. */
     bool empty_cols_absent;
+    /* With empty_cols_absent: a numeric column empty in some rows only (a
+     * failed read: the writers leave a cell empty rather than write 0) is
+     * no error. Empty in at most half of the rows, those rows are left out
+     * of the rows kept (rows_missing counts them; col_min/col_max/col_sum
+     * still cover every value read); in more, the column is taken as absent
+     * (cols_missing). Either way n_empty says how many, and the reader says
+     * so (run_csv_missing_text). */
+    bool sparse_ok;
     /* Keep at most about max_rows rows (0: all): see above. */
     size_t max_rows;
     /* NULL-terminated names whose lowest and highest rows every bucket
@@ -89,6 +101,10 @@ void run_csv_set_warn(void (*fn)(const char *msg));
 /* True when column col is not there: beyond the header, or empty in every
  * row under empty_cols_absent. */
 bool run_csv_absent(const run_csv_t *csv, size_t col);
+/* One line saying which cells were missing under sparse_ok ("samples.csv:
+ * 12 of 5000 rows have an empty cell (gpu0_used 12), left out: a failed
+ * read"), into buf; 0 when none were, else the length. */
+size_t run_csv_missing_text(const run_csv_t *csv, char *buf, size_t cap);
 /* Frees what run_csv_read allocated; accepts NULL and a zeroed struct. */
 void run_csv_free(run_csv_t *csv);
 /* Column index of name, or -1. */

@@ -4,6 +4,7 @@
 #include "harness/run/run_files.h"
 
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -97,6 +98,145 @@ static int mkdir_new(const char *dir)
     return mkdir(dir, 0755) == 0 ? 0 : -errno;
 }
 
+/* The folders of a run: watch's trace/ (one file per traced process) and,
+ * in a sweep's folder, its runs pw-N/ and verify-pw-N/ with their logs
+ * pw-N.log. Returns whether name is one. */
+static bool run_subfolder_name(const char *name, bool *is_log)
+{
+    unsigned v;
+    int end = 0;
+    *is_log = false;
+    if (strcmp(name, "trace") == 0)
+        return true;
+    const char *p = strncmp(name, "verify-", 7) == 0 ? name + 7 : name;
+    if (sscanf(p, "pw-%u%n", &v, &end) != 1 || end == 0)
+        return false;
+    if (p[end] == 0)
+        return true;
+    *is_log = strcmp(p + end, ".log") == 0;
+    return *is_log;
+}
+
+static int remove_run_folder(const char *dir, char *err, size_t errlen);
+
+/* Removes path, one of run_subfolder_name's: a log or a link is unlinked;
+ * a trace/ folder loses its files; a run folder its run (recursively); then
+ * the folder goes. A folder left holding what zkbench did not write is an
+ * error: the user's files are not deleted. */
+static int remove_run_subfolder(const char *path, bool is_log, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (is_log || !S_ISDIR(st.st_mode)) {
+        if (unlink(path) != 0) {
+            int e = errno;
+            snprintf(err, errlen, "--force: cannot remove %s: %s", path, strerror(e));
+            return -e;
+        }
+        return 0;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strcmp(base, "trace") == 0) {
+        DIR *d = opendir(path);
+        if (!d) {
+            int e = errno;
+            snprintf(err, errlen, "--force: cannot read %s: %s", path, strerror(e));
+            return -e;
+        }
+        struct dirent *de;
+        int rc = 0;
+        while (rc == 0 && (de = readdir(d))) {
+            char f[4700];
+            struct stat fs;
+            snprintf(f, sizeof f, "%s/%s", path, de->d_name);
+            if (de->d_name[0] == '.' || lstat(f, &fs) != 0 || S_ISDIR(fs.st_mode))
+                continue;
+            if (unlink(f) != 0) {
+                rc = -errno;
+                snprintf(err, errlen, "--force: cannot remove %s: %s", f, strerror(-rc));
+            }
+        }
+        closedir(d);
+        if (rc < 0)
+            return rc;
+    } else {
+        int rc = remove_run_folder(path, err, errlen);
+        if (rc < 0)
+            return rc;
+    }
+    if (rmdir(path) != 0) {
+        int e = errno;
+        if (e == ENOTEMPTY || e == EEXIST)
+            snprintf(err, errlen, "--force: %s holds files zkbench did not write; move them, or choose another --out",
+                     path);
+        else
+            snprintf(err, errlen, "--force: cannot remove %s: %s", path, strerror(e));
+        return -e;
+    }
+    return 0;
+}
+
+/* Removes every file of the run in dir: its run files, the figures and
+ * report made from them, and its folders (run_subfolder_name). */
+static int remove_run_folder(const char *dir, char *err, size_t errlen)
+{
+    for (int k = 0; k < 2; k++)
+        for (const char *const *n = k ? run_derived : run_names; *n; n++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", dir, *n);
+            if (unlink(path) != 0 && errno != ENOENT) {
+                int e = errno;
+                snprintf(err, errlen, "--force: cannot remove %s: %s", path, strerror(e));
+                return -e;
+            }
+        }
+    DIR *d = opendir(dir);
+    if (!d) {
+        int e = errno;
+        snprintf(err, errlen, "--force: cannot read %s: %s", dir, strerror(e));
+        return -e;
+    }
+    struct dirent *de;
+    int rc = 0;
+    while (rc == 0 && (de = readdir(d))) {
+        bool is_log;
+        if (!run_subfolder_name(de->d_name, &is_log))
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        rc = remove_run_subfolder(path, is_log, err, errlen);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Whether dir holds a run: one of run_names, or one of its folders. The
+ * name found goes to what. */
+static bool holds_run(const char *dir, char *what, size_t cap)
+{
+    struct stat st;
+    for (int i = 0; run_names[i]; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, run_names[i]);
+        if (lstat(path, &st) == 0)
+            return snprintf(what, cap, "%s", run_names[i]), true;
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    struct dirent *de;
+    bool found = false;
+    while (!found && (de = readdir(d))) {
+        bool is_log;
+        if ((found = run_subfolder_name(de->d_name, &is_log)))
+            snprintf(what, cap, "%s%s", de->d_name, is_log ? "" : "/");
+    }
+    closedir(d);
+    return found;
+}
+
 int run_dir_create(char *dir, size_t cap, const char *out, const char *prefix, bool force, char *err,
                    size_t errlen)
 {
@@ -135,33 +275,16 @@ int run_dir_create(char *dir, size_t cap, const char *out, const char *prefix, b
         snprintf(err, errlen, "cannot create output folder %s: %s", dir, strerror(rc == -EEXIST ? ENOTDIR : -rc));
         return rc == -EEXIST ? -ENOTDIR : rc;
     }
-    /* an existing folder: refused when it holds a run, unless --force */
-    for (int i = 0; run_names[i]; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, run_names[i]);
-        if (lstat(path, &st) != 0)
-            continue;
-        if (!force) {
-            snprintf(err, errlen, "--out %s already holds a run (%s); give --force to replace it, or another --out",
-                     dir, run_names[i]);
-            return -EEXIST;
-        }
-        if (unlink(path) != 0) {
-            int e = errno;
-            snprintf(err, errlen, "--force: cannot remove %s: %s", path, strerror(e));
-            return -e;
-        }
+    /* an existing folder: refused when it holds a run, unless --force; then
+     * every file of the old run goes (its trace/ and a sweep's runs too), so
+     * nothing of it is read as the new run's */
+    char what[300];
+    if (holds_run(dir, what, sizeof what) && !force) {
+        snprintf(err, errlen, "--out %s already holds a run (%s); give --force to replace it, or another --out", dir,
+                 what);
+        return -EEXIST;
     }
-    for (int i = 0; force && run_derived[i]; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, run_derived[i]);
-        if (unlink(path) != 0 && errno != ENOENT) {
-            int e = errno;
-            snprintf(err, errlen, "--force: cannot remove %s: %s", path, strerror(e));
-            return -e;
-        }
-    }
-    return 0;
+    return force ? remove_run_folder(dir, err, errlen) : 0;
 }
 
 void run_dir_discard(const char *dir, bool remove_dir)

@@ -1,6 +1,7 @@
 /* The sampler thread; see sampler.h. */
 #define _GNU_SOURCE
 #include "harness/run/sampler.h"
+#include "harness/run/sample_thin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio_ext.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +36,25 @@ static const char *const je_names[JE_COUNT] = {
     "stats.retained",  "stats.metadata", "stats.arenas.4096.pdirty", "stats.arenas.4096.pmuzzy",
 };
 
+/* Tick costs from 0.1 us to about 2 min in steps of 1 %. */
+#define TICK_BINS 2100
+#define TICK_MIN_US 0.1
+#define TICK_STEP 1.01
+
+static int tick_bin(double us)
+{
+    if (!(us > TICK_MIN_US))
+        return 0;
+    double b = log(us / TICK_MIN_US) / log(TICK_STEP);
+    return b >= TICK_BINS - 1 ? TICK_BINS - 1 : (int)b;
+}
+
+/* The geometric middle of bin i: within half a percent of any cost in it. */
+static double tick_bin_mid_us(int i)
+{
+    return TICK_MIN_US * pow(TICK_STEP, i + 0.5);
+}
+
 struct sampler {
     struct sampler_config cfg;
     pid_t pid;
@@ -49,6 +70,7 @@ struct sampler {
     size_t buf_cap;
     proc_tree_t *tree; /* watch: the processes read each tick */
     uint64_t tree_hwm; /* the largest VmHWM of any of them so far */
+    double cg_gone_s;  /* when the cgroup's reads began to fail (0: they do not) */
     pid_t *tree_pids;  /* their pids, for NVML */
     size_t cap_pids;
     pthread_mutex_t read_lock; /* buf, pids, fds: the thread's reads and sampler_read's callers */
@@ -61,11 +83,17 @@ struct sampler {
 
     pthread_t thread;
     atomic_bool stop;
+    atomic_bool ended; /* the thread stopped: nothing left to watch */
     pthread_mutex_t lock; /* latest, ticks, stats */
     sample_t latest;
-    double *tick_us;
-    size_t n_ticks, cap_ticks;
+    /* the ticks' cost as a histogram in steps of 1 %: the median in
+     * constant time and memory, however long the run (an array of every
+     * tick, copied and sorted for each console line, grew with the run) */
+    uint32_t tick_hist[TICK_BINS];
+    size_t n_ticks;
     uint64_t peak_rss;
+    sample_thin_t *thin; /* after cfg.thin_after_ms: rows by interval, or NULL */
+    uint64_t last_done;  /* proofs_done of the last tick recorded */
 };
 
 static double now_s(void)
@@ -135,7 +163,7 @@ static uint64_t field_kib(const char *text, const char *key)
     return strtoull(p, NULL, 10) * 1024;
 }
 
-/* smaps_rollup of the process (watch with a tree: of the top process) */
+/* smaps_rollup of the process (batch; watch sums its tree's, tree_read) */
 static void smaps_read(sampler_t *s, sample_t *out)
 {
     if (s->smaps_fd >= 0 && read_proc(s, s->smaps_fd) > 0) {
@@ -160,6 +188,20 @@ static int proc_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
+bool sampler_ended(sampler_t *s)
+{
+    return atomic_load(&s->ended);
+}
+
+double sampler_cgroup_grace_s(void)
+{
+    /* ZKBENCH_CGROUP_GRACE_S: for tests, which cannot wait half a minute */
+    const char *e = getenv("ZKBENCH_CGROUP_GRACE_S");
+    char *end;
+    double v = e && *e ? strtod(e, &end) : NAN;
+    return e && *e && *end == '\0' && v >= 0 && v <= 86400 ? v : SAMPLER_CGROUP_GRACE_S;
+}
+
 /* Watch: the process tree (and the cgroup's processes), summed; the
  * cgroup's values; NVML's per-process GPU memory. -ESRCH when nothing is
  * left to watch. */
@@ -175,8 +217,13 @@ static int tree_read(sampler_t *s, sample_t *out)
     int n = proc_tree_read(s->tree, extra, n_extra);
     if (n < 0)
         return n;
-    if (n == 0 && !out->cg_ok)
-        return -ESRCH; /* the processes ended (or the cgroup was removed) */
+    if (s->cfg.cgroup)
+        s->cg_gone_s = out->cg_ok ? 0 : s->cg_gone_s > 0 ? s->cg_gone_s : now_s();
+    /* the processes ended, or the cgroup has been gone for the grace (a
+     * restarted service's cgroup comes back within it: its files are
+     * reopened, and the rows between have empty cg_ cells) */
+    if (n == 0 && !out->cg_ok && (!s->cfg.cgroup || now_s() - s->cg_gone_s >= sampler_cgroup_grace_s()))
+        return -ESRCH;
     size_t np;
     const struct proc_tree_proc *p = proc_tree_procs(s->tree, &np);
     if (np > s->cap_pids) {
@@ -196,7 +243,14 @@ static int tree_read(sampler_t *s, sample_t *out)
     }
     out->hwm = s->tree_hwm;
     out->n_procs = np;
-    smaps_read(s, out);
+    /* --smaps: Pss summed over the tree counts a shared page once (the
+     * rss sum counts it in every process that maps it: forked workers
+     * sharing their parameters read as that many copies) */
+    for (size_t i = 0; s->cfg.smaps_rollup && i < np; i++) {
+        out->smaps_pss += p[i].pss;
+        out->smaps_anon += p[i].smaps_anon;
+        out->smaps_swap += p[i].swap;
+    }
     if (s->cfg.nvml && nvml_gpu_read(s->cfg.nvml, s->tree_pids, np, &out->gpu) == 0) {
         out->gpu_ok = true;
         for (unsigned d = 0; d < out->gpu.n; d++)
@@ -207,14 +261,19 @@ static int tree_read(sampler_t *s, sample_t *out)
     return 0;
 }
 
-/* gpu_used: the listed devices (each into gpu.used[i] too), or every one */
+/* gpu_used: the listed devices (each into gpu.used[i] too), or every one;
+ * gpu_ok unless a read failed (the row's GPU cells then stay empty: a
+ * failed read is no 0 bytes, which would read as a valley floor) */
 static void gpu_read(sampler_t *s, sample_t *out)
 {
     unsigned n = s->cfg.n_gpu_devices ? s->cfg.n_gpu_devices : (unsigned)s->gpus;
+    out->gpu_ok = true;
     for (unsigned i = 0; i < n; i++) {
         size_t free_b = 0, total = 0;
         int dev = s->cfg.n_gpu_devices ? s->cfg.gpu_devices[i] : (int)i;
-        uint64_t used = kernels_device_mem(dev, &free_b, &total) == 0 ? total - free_b : 0;
+        bool ok = kernels_device_mem(dev, &free_b, &total) == 0;
+        out->gpu_ok = out->gpu_ok && ok;
+        uint64_t used = ok ? total - free_b : 0;
         if (s->cfg.n_gpu_devices)
             out->gpu.used[i] = used;
         out->gpu_used += used;
@@ -345,74 +404,87 @@ static void csv_append(sampler_t *s, FILE *f, off_t *good, const char *buf, size
     *good = ftello(f);
 }
 
-/* This tick's procs.csv rows, whole or none. */
-static void write_procs(sampler_t *s, double t_ms)
+/* This tick's procs.csv rows into s->procs_buf; their length (0 when they
+ * cannot be formatted: the write error is recorded). */
+static size_t format_procs(sampler_t *s, double t_ms)
 {
     size_t need = proc_tree_format_rows(s->tree, t_ms, s->procs_buf, s->procs_cap);
     if (need >= s->procs_cap) {
         char *b = realloc(s->procs_buf, need + 1);
         if (!b) {
             atomic_store(&s->write_err, -ENOMEM);
-            return;
+            return 0;
         }
         s->procs_buf = b;
         s->procs_cap = need + 1;
         need = proc_tree_format_rows(s->tree, t_ms, s->procs_buf, s->procs_cap);
     }
-    csv_append(s, s->cfg.procs_csv, &s->procs_good, s->procs_buf, need);
+    return need;
 }
 
-static void write_row(sampler_t *s, const sample_t *x)
+/* One samples.csv row into line (cap bytes); its length. */
+static size_t format_row(sampler_t *s, const sample_t *x, char *line, size_t cap)
 {
-    char line[4096];
-    int n = snprintf(line, sizeof line, "%.3f,%llu,%llu,%llu,%llu", x->t_ms, (unsigned long long)x->rss,
+    int n = snprintf(line, cap, "%.3f,%llu,%llu,%llu,%llu", x->t_ms, (unsigned long long)x->rss,
                      (unsigned long long)x->rss_anon, (unsigned long long)x->rss_file,
                      (unsigned long long)x->hwm);
     const uint64_t je[8] = {x->je_allocated, x->je_active, x->je_resident, x->je_mapped,
                             x->je_retained, x->je_metadata, x->je_dirty, x->je_muzzy};
     for (int i = 0; i < 8; i++)
-        n += s->je_ok ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)je[i])
-                      : snprintf(line + n, sizeof line - n, ",");
-    n += s->tree && !x->gpu_ok ? snprintf(line + n, sizeof line - n, ",")
-                               : snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu_used);
+        n += s->je_ok ? snprintf(line + n, cap - n, ",%llu", (unsigned long long)je[i])
+                      : snprintf(line + n, cap - n, ",");
+    bool gpu_missing = (s->tree || s->gpus) && !x->gpu_ok;
+    n += gpu_missing ? snprintf(line + n, cap - n, ",")
+                     : snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->gpu_used);
     for (unsigned i = 0; !s->tree && s->cfg.gpu && i < s->cfg.n_gpu_devices; i++)
-        n += snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->gpu.used[i]);
+        n += gpu_missing ? snprintf(line + n, cap - n, ",")
+                         : snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->gpu.used[i]);
     for (int k = 0; k < MEM_KIND_COUNT; k++)
-        n += s->self ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->live[k])
-                     : snprintf(line + n, sizeof line - n, ",");
+        n += s->self ? snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->live[k])
+                     : snprintf(line + n, cap - n, ",");
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
         n += s->self || (i == SAMPLER_PROOFS_DONE && s->cfg.proofs_done)
-                 ? snprintf(line + n, sizeof line - n, ",%llu", (unsigned long long)x->occ[i])
-                 : snprintf(line + n, sizeof line - n, ",");
-    n += snprintf(line + n, sizeof line - n, ",%.1f", x->tick_us);
+                 ? snprintf(line + n, cap - n, ",%llu", (unsigned long long)x->occ[i])
+                 : snprintf(line + n, cap - n, ",");
+    n += snprintf(line + n, cap - n, ",%.1f", x->tick_us);
     if (s->cfg.smaps_rollup)
-        n += snprintf(line + n, sizeof line - n, ",%llu,%llu,%llu", (unsigned long long)x->smaps_pss,
+        n += snprintf(line + n, cap - n, ",%llu,%llu,%llu", (unsigned long long)x->smaps_pss,
                       (unsigned long long)x->smaps_anon, (unsigned long long)x->smaps_swap);
     if (s->tree)
-        n += watch_columns(s, x, line + n, sizeof line - (size_t)n - 1);
+        n += watch_columns(s, x, line + n, cap - (size_t)n - 1);
     line[n++] = '\n';
-    csv_append(s, s->csv, &s->csv_good, line, (size_t)n);
+    return (size_t)n;
+}
+
+/* A row kept (sample_thin_emit_fn): its procs rows, then its line. */
+static void emit_row(void *ctx, const char *line, size_t n, const char *procs, size_t n_procs)
+{
+    sampler_t *s = ctx;
+    if (n_procs)
+        csv_append(s, s->cfg.procs_csv, &s->procs_good, procs, n_procs);
+    csv_append(s, s->csv, &s->csv_good, line, n);
 }
 
 static void record(sampler_t *s, const sample_t *x)
 {
-    if (s->tree && s->cfg.procs_csv)
-        write_procs(s, x->t_ms);
-    write_row(s, x);
+    size_t np = s->tree && s->cfg.procs_csv ? format_procs(s, x->t_ms) : 0;
+    char line[4096];
+    size_t n = format_row(s, x, line, sizeof line);
+    uint64_t done = x->occ[SAMPLER_PROOFS_DONE];
+    bool marked = s->n_ticks > 0 && done != s->last_done;
+    s->last_done = done;
+    if (s->thin)
+        sample_thin_offer(s->thin, x->t_ms, x->rss, marked, line, n, s->procs_buf, np);
+    else
+        emit_row(s, line, n, s->procs_buf, np);
     pthread_mutex_lock(&s->lock);
     s->latest = *x;
     if (x->rss > s->peak_rss)
         s->peak_rss = x->rss;
-    if (s->n_ticks == s->cap_ticks) {
-        size_t cap = s->cap_ticks ? 2 * s->cap_ticks : 1024;
-        double *t = realloc(s->tick_us, cap * sizeof *t);
-        if (t) {
-            s->tick_us = t;
-            s->cap_ticks = cap;
-        }
-    }
-    if (s->n_ticks < s->cap_ticks)
-        s->tick_us[s->n_ticks++] = x->tick_us;
+    uint32_t *bin = &s->tick_hist[tick_bin(x->tick_us)];
+    if (*bin < UINT32_MAX)
+        (*bin)++;
+    s->n_ticks++;
     pthread_mutex_unlock(&s->lock);
     if (s->cfg.on_sample)
         s->cfg.on_sample(s->cfg.sample_ctx, x);
@@ -434,8 +506,10 @@ static void *sampler_main(void *arg)
         if (atomic_load(&s->stop))
             break;
         sample_t x;
-        if (sampler_read(s, &x) < 0)
-            break; /* the process is gone */
+        if (sampler_read(s, &x) < 0) {
+            atomic_store(&s->ended, true);
+            break; /* the process is gone (or the cgroup, past its grace) */
+        }
         record(s, &x);
         if (atomic_load(&s->write_err))
             break; /* samples.csv cannot take more rows: the owner asks sampler_write_error */
@@ -457,9 +531,9 @@ static void sampler_free(sampler_t *s)
         close(s->smaps_fd);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->read_lock);
-    free(s->tick_us);
     free(s->buf);
     free(s->procs_buf);
+    sample_thin_free(s->thin);
     free(s);
 }
 
@@ -498,7 +572,9 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
             goto fail;
         }
     }
-    if (cfg->smaps_rollup && s->pid) {
+    if (cfg->tree && cfg->smaps_rollup)
+        proc_tree_set_smaps(s->tree, true);
+    else if (cfg->smaps_rollup && s->pid) {
         snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)s->pid);
         if ((s->smaps_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
             rc = -errno;
@@ -508,6 +584,9 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     je_init(s);
     if (cfg->gpu && kernels_device_count(&s->gpus) != 0)
         s->gpus = 0;
+    if (cfg->thin_after_ms > 0 && (rc = sample_thin_new(&s->thin, cfg->thin_after_ms, cfg->thin_interval_ms,
+                                                         emit_row, s)) < 0)
+        goto fail;
     sample_t x;
     if ((rc = sampler_read(s, &x)) < 0)
         goto fail;
@@ -536,6 +615,7 @@ int sampler_stop(sampler_t *s)
     sample_t x;
     if (!atomic_load(&s->write_err) && sampler_read(s, &x) == 0)
         record(s, &x);
+    sample_thin_flush(s->thin);
     if (s->cfg.after_tick)
         s->cfg.after_tick(s->cfg.tick_ctx);
     int rc = atomic_load(&s->write_err);
@@ -550,27 +630,20 @@ void sampler_latest(sampler_t *s, sample_t *out)
     pthread_mutex_unlock(&s->lock);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void sampler_stats(sampler_t *s, uint64_t *ticks, double *median_tick_us, uint64_t *peak_rss)
 {
     pthread_mutex_lock(&s->lock);
     *ticks = s->n_ticks;
     *peak_rss = s->peak_rss;
     *median_tick_us = 0;
-    if (s->n_ticks) {
-        double *copy = malloc(s->n_ticks * sizeof *copy);
-        if (copy) {
-            memcpy(copy, s->tick_us, s->n_ticks * sizeof *copy);
-            qsort(copy, s->n_ticks, sizeof *copy, cmp_double);
-            *median_tick_us = copy[s->n_ticks / 2];
-            free(copy);
+    uint64_t total = 0, seen = 0;
+    for (int i = 0; i < TICK_BINS; i++)
+        total += s->tick_hist[i];
+    for (int i = 0; i < TICK_BINS && total; i++)
+        if ((seen += s->tick_hist[i]) > total / 2) {
+            *median_tick_us = tick_bin_mid_us(i);
+            break;
         }
-    }
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -89,6 +89,10 @@ struct sampler_config {
      * every tick's, the last); must be quick (e.g. metrics_on_sample) */
     void (*on_sample)(void *sample_ctx, const sample_t *x);
     void *sample_ctx;
+    /* after thin_after_ms (> 0) of the run, rows by interval of
+     * thin_interval_ms: all around a proof mark, else the lowest and
+     * highest rss and the last (sample_thin.h); 0: every row */
+    double thin_after_ms, thin_interval_ms;
 };
 
 typedef struct sampler sampler_t;
@@ -120,5 +124,14 @@ void sampler_stats(sampler_t *s, uint64_t *ticks, double *median_tick_us, uint64
 /* Sample of the process at pid alone, once, with no thread (watch's
  * starting point, tests). */
 int sampler_probe(pid_t pid, uint64_t *rss);
+
+/* Whether the sampling thread stopped because nothing was left to watch
+ * (the processes ended; a --cgroup gone past its grace). */
+bool sampler_ended(sampler_t *s);
+/* How long a watched cgroup (--cgroup) may be gone before the watch ends:
+ * a restarted service's cgroup is removed and made again at its path.
+ * SAMPLER_CGROUP_GRACE_S, or ZKBENCH_CGROUP_GRACE_S seconds. */
+#define SAMPLER_CGROUP_GRACE_S 30.0
+double sampler_cgroup_grace_s(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,12 @@ struct watch_mark {
     size_t len[2];
     off_t csv_good; /* marks.csv ends with a whole row here */
     int csv_err;    /* its first write error (-errno): no rows after it */
+    /* --mark-file: the log followed instead of the output (line[0]) */
+    char *follow;
+    int ffd;
+    dev_t fdev;
+    ino_t fino;
+    off_t foff;
 };
 
 static double now_s(void)
@@ -60,9 +67,28 @@ int watch_mark_new(watch_mark_t **ret, const char *regex, char *err, size_t errl
     }
     for (int s = 0; s < 2; s++)
         m->pipes[s][0] = m->pipes[s][1] = -1;
+    m->ffd = -1;
     atomic_init(&m->count, 0);
     atomic_init(&m->finish, false);
     *ret = m;
+    return 0;
+}
+
+int watch_mark_follow(watch_mark_t *m, const char *path)
+{
+    struct stat st;
+    if (!(m->follow = strdup(path)))
+        return -ENOMEM;
+    if ((m->ffd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+        return -errno;
+    if (fstat(m->ffd, &st) != 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        return -EINVAL;
+    /* from its end: what the daemon logged before is not this run's */
+    m->foff = S_ISREG(st.st_mode) ? lseek(m->ffd, 0, SEEK_END) : 0;
+    m->fdev = st.st_dev;
+    m->fino = st.st_ino;
     return 0;
 }
 
@@ -77,7 +103,7 @@ int watch_mark_open(watch_mark_t *m, const char *path)
     if (fflush(m->csv) != 0)
         return -errno;
     m->csv_good = ftello(m->csv);
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; !m->follow && s < 2; s++)
         if (pipe2(m->pipes[s], O_CLOEXEC) != 0)
             return -errno;
     return 0;
@@ -85,7 +111,7 @@ int watch_mark_open(watch_mark_t *m, const char *path)
 
 int watch_mark_child(const watch_mark_t *m)
 {
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; !m->follow && s < 2; s++)
         if (dup2(m->pipes[s][1], s + 1) < 0)
             return -errno;
     return 0;
@@ -109,7 +135,8 @@ static void mark_line(watch_mark_t *m, int s)
     if (m->csv_err)
         return; /* counting goes on; the file keeps its whole rows */
     char row[MARK_NAME_MAX + 64];
-    int n = snprintf(row, sizeof row, "%.3f,%d,output,%s\n", (now_s() - m->t0) * 1e3, (int)m->pid, name);
+    int n = snprintf(row, sizeof row, "%.3f,%d,%s,%s\n", (now_s() - m->t0) * 1e3, (int)m->pid,
+                     m->follow ? "file" : "output", name);
     if (fwrite(row, 1, (size_t)n, m->csv) != (size_t)n || fflush(m->csv) != 0) {
         m->csv_err = errno ? -errno : -EIO;
         __fpurge(m->csv);
@@ -126,6 +153,17 @@ int watch_mark_error(const watch_mark_t *m)
     return m ? m->csv_err : 0;
 }
 
+/* Bytes of stream s split into lines, each complete one matched. */
+static void mark_split(watch_mark_t *m, int s, const char *data, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (data[i] == '\n')
+            mark_line(m, s);
+        else if (m->len[s] < MARK_LINE_MAX)
+            m->line[s][m->len[s]++] = data[i];
+    }
+}
+
 /* Bytes read from stream s: passed on at once, then split into lines. */
 static void mark_data(watch_mark_t *m, int s, const char *data, size_t n)
 {
@@ -137,12 +175,58 @@ static void mark_data(watch_mark_t *m, int s, const char *data, size_t n)
             break; /* our own output is gone: keep reading, so the command never blocks */
         off += (size_t)put;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (data[i] == '\n')
-            mark_line(m, s);
-        else if (m->len[s] < MARK_LINE_MAX)
-            m->line[s][m->len[s]++] = data[i];
+    mark_split(m, s, data, n);
+}
+
+/* Reads what the followed log has past foff. */
+static void follow_drain(watch_mark_t *m, char *buf, size_t cap)
+{
+    for (;;) {
+        ssize_t got = read(m->ffd, buf, cap);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return;
+        m->foff += got;
+        mark_split(m, 0, buf, (size_t)got);
     }
+}
+
+/* --mark-file: the log read as it grows, every 50 ms. Rotated (another
+ * file at the path) or truncated (shorter than what was read), it is read
+ * from its start: its old file's rest first. */
+static void *follow_main(void *arg)
+{
+    watch_mark_t *m = arg;
+    char buf[65536];
+    for (;;) {
+        bool last = atomic_load(&m->finish);
+        follow_drain(m, buf, sizeof buf);
+        struct stat st;
+        if (stat(m->follow, &st) == 0) {
+            if (st.st_dev != m->fdev || st.st_ino != m->fino) {
+                int fd = open(m->follow, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+                if (fd >= 0) {
+                    close(m->ffd);
+                    m->ffd = fd;
+                    m->fdev = st.st_dev;
+                    m->fino = st.st_ino;
+                    m->foff = 0;
+                    m->len[0] = 0; /* a line cut by the rotation is not matched half */
+                    follow_drain(m, buf, sizeof buf);
+                }
+            } else if (S_ISREG(st.st_mode) && st.st_size < m->foff) {
+                m->foff = lseek(m->ffd, 0, SEEK_SET);
+                m->len[0] = 0;
+                follow_drain(m, buf, sizeof buf);
+            }
+        }
+        if (last)
+            break;
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
 }
 
 static void *mark_main(void *arg)
@@ -195,7 +279,7 @@ int watch_mark_start(watch_mark_t *m, pid_t pid, double t0)
         m->pipes[s][1] = -1;
     }
     signal(SIGPIPE, SIG_IGN);
-    if (pthread_create(&m->thread, NULL, mark_main, m) != 0)
+    if (pthread_create(&m->thread, NULL, m->follow ? follow_main : mark_main, m) != 0)
         return -EAGAIN;
     m->started = true;
     return 0;
@@ -230,6 +314,9 @@ void watch_mark_free(watch_mark_t *m)
                 close(m->pipes[s][e]);
     if (m->csv)
         fclose(m->csv);
+    if (m->ffd >= 0)
+        close(m->ffd);
+    free(m->follow);
     regfree(&m->re);
     free(m->line[0]);
     free(m->line[1]);

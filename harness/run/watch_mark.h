@@ -21,6 +21,12 @@ typedef struct watch_mark watch_mark_t;
 /* Compiles regex (REG_EXTENDED | REG_NOSUB). Returns 0, or -EINVAL with
  * regerror's text in err. */
 int watch_mark_new(watch_mark_t **ret, const char *regex, char *err, size_t errlen);
+/* --mark-file: the lines matched are those a log file gets from now on
+ * (followed from its end as it grows; rotated or truncated, from the new
+ * start), not the command's output, which then passes untouched; the
+ * marks.csv rows' source is "file". Call before watch_mark_open. 0, or
+ * -errno (-EINVAL: neither a regular file nor a FIFO). */
+int watch_mark_follow(watch_mark_t *m, const char *path);
 /* Creates path (marks.csv) with its header, and the two pipes. After a
  * fork, the child calls watch_mark_child; the parent watch_mark_start.
  * 0 or -errno. */

@@ -5,13 +5,10 @@
 # pass a clean run against the committed baseline and fail the planted leak.
 #   test_faults.sh PATH_TO_ZKBENCH BASELINE_JSON
 set -u
-zk=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 baseline=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 common=(--backend cpu --circuit porep:constraints=2^14 --count 6 --partitions 4 --pw 2 --concurrency 2)
 
@@ -52,5 +49,4 @@ run nopurge retention --trim proof --inject no-purge --count 2
 "$zk" check "$tmp/leak" --baseline "$baseline" >"$tmp/check-leak.log" 2>&1
 [ $? -eq 1 ] || fail "check: the planted leak passes the baseline: $(cat "$tmp/check-leak.log")"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "faults: every planted fault named"
+lib_done "faults: every planted fault named"

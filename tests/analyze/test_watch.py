@@ -411,9 +411,34 @@ def set_field(col, row, value):
     return edit
 
 
-expect_error("a heap column empty in some rows only",
-             ["analyze", broken("partial", lambda d: rewrite(os.path.join(d, "samples.csv"), set_field("je_allocated", 5, "7")))],
-             contains="column je_allocated is empty")
+# missing cells (a failed NVML or cgroup read leaves its cell empty, never 0):
+# the run is read, the rows with a gap left out, and said so; a column with
+# a value in one row only is left out, said so
+def blank_rows(col, rows):
+    def edit(text):
+        lines = text.split("\n")
+        i = lines[0].split(",").index(col)
+        for r in rows:
+            f = lines[r].split(",")
+            f[i] = ""
+            lines[r] = ",".join(f)
+        return "\n".join(lines)
+    return edit
+
+
+ref = analyze(good)
+gap = broken("gaps", lambda d: rewrite(os.path.join(d, "samples.csv"), blank_rows("hwm", [3, 9, 10, 40])))
+j = analyze(gap)
+if j and ref:
+    if j["verdict"] != ref["verdict"]:
+        fail("missing cells changed the verdict: %s, not %s" % (j["verdict"], ref["verdict"]))
+    if j["samples"] != ref["samples"] - 4:
+        fail("missing cells: %d samples analysed, expected %d" % (j["samples"], ref["samples"] - 4))
+    if not any("empty cells" in n and "hwm 4 of" in n and "4 rows left out" in n for n in j["notes"]):
+        fail("missing cells not said: %s" % j["notes"])
+j = analyze(broken("partial", lambda d: rewrite(os.path.join(d, "samples.csv"), set_field("je_allocated", 5, "7"))))
+if j and not any("je_allocated" in n and "the column is left out" in n for n in j["notes"]):
+    fail("a column with one value: not said to be left out: %s" % j["notes"])
 expect_error("rss empty in every row",
              ["analyze", broken("norss", lambda d: rewrite(os.path.join(d, "samples.csv"),
                                                            lambda t: "\n".join(",".join("" if i == 1 and k > 0 else x
@@ -450,6 +475,13 @@ rewrite(os.path.join(be, "samples.csv"), lambda t: "\n".join(
     ",".join("" if k == t.split("\n")[0].split(",").index("je_allocated") and n > 0 else x
              for k, x in enumerate(l.split(","))) if l else l for n, l in enumerate(t.split("\n"))))
 expect_error("batch run with je_allocated empty", ["analyze", be], contains="samples.csv:2: column je_allocated is empty")
+# a batch run's GPU read that failed at a few ticks: read, said
+bg = os.path.join(tmp, "batch-gpu-gaps")
+shutil.copytree(batch, bg)
+rewrite(os.path.join(bg, "samples.csv"), blank_rows("gpu_used", [2, 7]))
+j = analyze(bg)
+if j and not any("gpu_used 2 of" in n for n in j["notes"]):
+    fail("a batch run's missing gpu_used cells not said: %s" % j["notes"])
 
 if fails:
     print("%d failures (seed %d; rerun: test_watch.py ZKBENCH GEN_WATCH GEN_RUN %d; files kept in %s)" % (

@@ -6,13 +6,10 @@
 # before any work.
 #   test_batch.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 expect2() {
   "$zk" batch "$@" >"$tmp/out" 2>"$tmp/err"
@@ -129,5 +126,4 @@ touch "$tmp/file"
 "$zk" batch $small --count 1 --out "$tmp/file/sub" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "cannot create output folder" "$tmp/err" || fail "unwritable --out: $(cat "$tmp/err")"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "batch: all checks passed"
+lib_done "batch: all checks passed"

@@ -19,13 +19,10 @@
 # Skips (77) only when not root or no memory controller exists.
 #   test_capacity.sh ZKBENCH CHECK_RUN_PY
 set -u
-zk=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 check_run=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 circuit=(--circuit porep:constraints=2^16 --partitions 4 --count 2 --concurrency 2)
 

@@ -8,14 +8,11 @@
 # the committed results/baselines) are still read.
 #   test_check.sh PATH_TO_ZKBENCH GEN_RUN_PY SOURCE_ROOT
 set -u
-zk=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 gen=$2
 src=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-seed=${SEED:-$((RANDOM % 1000 + 1))}
+lib_seed
 
 python3 "$gen" healthy "$tmp/run" --seed "$seed" >/dev/null || { echo "gen_run.py failed (seed $seed)"; exit 1; }
 "$zk" check "$tmp/run" --write-baseline "$tmp/base.json" >"$tmp/out" 2>"$tmp/err" || fail "write-baseline: $(cat "$tmp/err")"

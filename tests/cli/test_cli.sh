@@ -3,12 +3,8 @@
 # outputs of version, selfcheck and bench --quick.
 #   test_cli.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # expect CODE CMD...: exit status CODE; for CODE 2, exactly one stderr line
 # starting with "zkbench: ".

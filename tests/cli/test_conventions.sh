@@ -8,13 +8,10 @@
 # generated from the same tables.
 #   test_conventions.sh PATH_TO_ZKBENCH PATH_TO_COMPLETION MESON_BUILD
 set -u
-zk=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 completion=$2
 meson_build=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # every command, from the tables (one line each, "bench prover" included)
 mapfile -t cmds < <("$zk" __complete)

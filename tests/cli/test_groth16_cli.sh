@@ -6,12 +6,9 @@
 # give one error line and exit 2.
 #   test_groth16_cli.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 cd "$tmp"
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # expect CODE CMD...: exit status CODE; for 2, exactly one "zkbench: " line.
 expect() {
@@ -144,5 +141,4 @@ expect 2 prove --circuit $spec --partitions two --params p.params --proof x --pu
 expect 2 verify --vk vk.bin --proof proof.bin
 expect 2 verify --vk vk.bin --proof proof.bin --public public.json --bogus
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "groth16 cli: all checks passed"
+lib_done "groth16 cli: all checks passed"

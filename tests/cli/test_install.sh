@@ -8,10 +8,7 @@
 #   test_install.sh SOURCE_ROOT BUILD_ROOT PATH_TO_ZKBENCH
 set -u
 src=$1 build=$2 zk=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 prefix=$(meson introspect "$build" --buildoptions |
   python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 dest=$tmp/root

@@ -8,17 +8,14 @@
 #   test_man.sh PATH_TO_ZKBENCH.1|none PATH_TO_ZKBENCH SOURCE_ROOT BUILD_ROOT
 set -u
 page=$1
-zk=$2
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$2"
 src=$3
 build=$4
 if [ "$page" = none ] || [ ! -f "$page" ]; then
   echo "SKIP: no man page was built (help2man is missing: apt-get install help2man)"
   exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 if command -v man >/dev/null 2>&1; then
   MANWIDTH=100 MAN_KEEP_FORMATTING=0 man -l "$page" 2>"$tmp/err" | col -b >"$tmp/page.txt"
@@ -52,18 +49,18 @@ while read -r cmd; do
   done < <("$zk" __complete "${words[@]}")
 done < <("$zk" __complete)
 
-# every exit code the sources use: cli_error(N, ...), status = N, the
-# literal codes of batch (130) and watch (127, 128+S)
-codes=$(python3 - "$src/harness/cli" <<'PY'
-import os, re, sys
+# every exit code the sources use: cli_error(N, ...) (errmsg_print in the
+# batch, harness/run/batch*.c), status = N, the literal codes of batch
+# (130) and watch (127, 128+S)
+codes=$(python3 - "$src/harness" <<'PY'
+import glob, re, sys
 codes = set()
-for name in os.listdir(sys.argv[1]):
-    if name.endswith(".c"):
-        text = open(os.path.join(sys.argv[1], name)).read()
-        codes |= set(re.findall(r"cli_error\((\d+)\s*,", text))
-        codes |= set(re.findall(r"status = (\d+)\b", text))
-        codes |= set(re.findall(r"\? (130) :", text))
-        codes |= set(re.findall(r"_exit\((127)\)", text))
+for path in glob.glob(f"{sys.argv[1]}/cli/*.c") + glob.glob(f"{sys.argv[1]}/run/batch*.c"):
+    text = open(path).read()
+    codes |= set(re.findall(r"(?:cli_error|errmsg_print)\((\d+)\s*,", text))
+    codes |= set(re.findall(r"status = (\d+)\b", text))
+    codes |= set(re.findall(r"\? (130) :", text))
+    codes |= set(re.findall(r"_exit\((127)\)", text))
 print(" ".join(sorted(codes, key=int)))
 PY
 )

@@ -8,11 +8,8 @@
 # before anything is written.
 #   test_sweep.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 export ZKBENCH_PARAMS_DIR=$tmp/params
 small=(--circuit porep:constraints=2^10 --partitions 2 --backend cpu --threads 1)
 

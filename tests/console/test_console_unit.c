@@ -1,5 +1,5 @@
 /*
- * The console's arithmetic (harness/cli/console.h) against values worked
+ * The console's arithmetic (harness/run/console.h) against values worked
  * out by hand: the ETA's deadline from planted completion times (it counts
  * down, moves earlier at a completion, never later unless overdue, is never
  * negative), the duration format, the live line's sizes in auto units, and
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/cli/console.h"
+#include "harness/run/console.h"
 #include "harness/run/run_clock.h"
 
 static int fails;

@@ -10,13 +10,10 @@
 # 4. --gpus naming a device the machine lacks is refused with one line.
 #   test_gpu_batch.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 if ! "$zk" batch --backend gpu --count 1 --partitions 1 --circuit porep:constraints=2^10 --out "$tmp/probe" \
     --no-analyze --quiet >/dev/null 2>"$tmp/probe.err"; then

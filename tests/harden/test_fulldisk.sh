@@ -7,22 +7,19 @@
 # Needs root (mount); exits 77 when the mount is not permitted.
 #   test_fulldisk.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
-tmp=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 fs=$tmp/fs
 mkdir "$fs"
 cleanup() {
   mountpoint -q "$fs" && umount "$fs"
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
+lib_on_exit cleanup
 if ! mount -t tmpfs -o size=2m tmpfs "$fs" 2>/dev/null; then
   echo "SKIP: cannot mount a tmpfs (needs root)"
   exit 77
 fi
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 circ="--circuit porep:constraints=2^10 --partitions 2"
 "$zk" batch $circ --count 1 --out "$tmp/warm" >/dev/null 2>&1 || fail "warm-up batch failed"
 
@@ -93,5 +90,4 @@ PY
   check_failed "watch --mark, $free KiB free" "$fs/m" "$tmp/out" "$tmp/err" $?
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "fulldisk: all checks passed"
+lib_done "fulldisk: all checks passed"

@@ -13,13 +13,10 @@
 #   cache (heap and mmap load) and as --params: refused.
 #   test_partial.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 # $1 label, $2 expected exit, then the command: one line on stderr
 expect() {
   local what=$1 want=$2
@@ -122,5 +119,4 @@ PY
   grep -q "all verified" "$tmp/out" || fail "batch over a remade key ($load): $(tail -3 "$tmp/out")"
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "partial: all checks passed"
+lib_done "partial: all checks passed"

@@ -7,13 +7,10 @@
 # --force replaces the old run.
 #   test_rundir.sh PATH_TO_ZKBENCH
 set -u
-zk=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 circ="--circuit porep:constraints=2^10 --partitions 1"
 "$zk" batch $circ --count 1 --out "$tmp/warm" >/dev/null 2>&1 || fail "warm-up batch"
 
@@ -82,11 +79,34 @@ mkdir "$tmp/other" && echo keep >"$tmp/other/notes.txt"
 python3 "$here/../batch/check_run.py" "$tmp/b" --complete || fail "batch --force: the new run is inconsistent"
 "$zk" watch --force --sample-ms 5 --out "$tmp/b" -- sleep 0.2 >/dev/null 2>&1 || fail "watch --force over a batch"
 [ ! -e "$tmp/b/proofs.csv" ] || fail "watch --force left the old batch's proofs.csv"
+# watch --force over a traced watch run: every file of the old run goes,
+# trace/ too (the collector read every *.trace there: a steady program was
+# reported with the old run's leak)
+mkdir -p "$tmp/tw"
+"$zk" watch --sample-ms 5 --out "$tmp/tw" -- sleep 0.2 >/dev/null 2>&1 || fail "first watch"
+mkdir -p "$tmp/tw/trace" && echo old >"$tmp/tw/trace/1234.trace"
+for f in marks.csv sites.csv procs.csv; do echo old >"$tmp/tw/$f"; done
+"$zk" watch --force --sample-ms 5 --out "$tmp/tw" -- sleep 0.2 >/dev/null 2>"$tmp/err" || fail "watch --force over a traced run: $(cat "$tmp/err")"
+[ ! -e "$tmp/tw/trace" ] || fail "watch --force left the old run's trace/: $(ls "$tmp/tw/trace")"
+for f in marks.csv sites.csv; do
+  [ ! -e "$tmp/tw/$f" ] || fail "watch --force left the old run's $f"
+done
+grep -q '^old$' "$tmp/tw/procs.csv" 2>/dev/null && fail "watch --force kept the old procs.csv"
+# a folder holding only an old trace/ holds a run
+mkdir -p "$tmp/t/trace" && echo old >"$tmp/t/trace/1.trace"
+refused "watch into an old trace/" "$tmp/t" "$zk" watch --sample-ms 5 --out "$tmp/t" -- true
+# a trace/ holding a folder zkbench never writes: refused, the user's file kept
+mkdir -p "$tmp/u/trace/mine" && echo keep >"$tmp/u/trace/mine/notes.txt" && echo old >"$tmp/u/marks.csv"
+"$zk" watch --force --sample-ms 5 --out "$tmp/u" -- true >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || fail "watch --force over a trace/ with a foreign folder: exit $rc, expected 2"
+grep -q "holds files zkbench did not write" "$tmp/err" || fail "foreign folder in trace/: no clear line: $(cat "$tmp/err")"
+[ "$(cat "$tmp/u/trace/mine/notes.txt" 2>/dev/null)" = keep ] || fail "--force deleted a file zkbench did not write"
 # sweep: its folder and its batches
-"$zk" sweep --pw 1 $circ --count 1 --out "$tmp/s" >/dev/null 2>&1 || fail "first sweep"
+"$zk" sweep --pw 1,2 $circ --count 1 --out "$tmp/s" >/dev/null 2>&1 || fail "first sweep"
 refused "sweep into a sweep" "$tmp/s" "$zk" sweep --pw 1 $circ --count 1 --out "$tmp/s"
 "$zk" sweep --pw 1 $circ --count 1 --out "$tmp/s" --force >/dev/null 2>"$tmp/err" || fail "sweep --force: $(cat "$tmp/err")"
 [ -s "$tmp/s/sweep.csv" ] && [ -s "$tmp/s/pw-1/run.json" ] || fail "sweep --force: no new tables"
+[ ! -e "$tmp/s/pw-2" ] && [ ! -e "$tmp/s/pw-2.log" ] || fail "sweep --force --pw 1 left the old sweep's pw-2"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "rundir: all checks passed"
+lib_done "rundir: all checks passed"

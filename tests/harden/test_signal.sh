@@ -8,11 +8,8 @@
 # not say "all verified" (defect 11).
 #   test_signal.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 # parameter generation of 2^14 takes seconds: the window of the old bug
 circ="--circuit porep:constraints=2^14 --partitions 2"
 
@@ -101,5 +98,4 @@ PY
 grep -Eq "^interrupted: [0-9]+ of 40 proofs, the [0-9]+ done verified" "$tmp/proving.out" \
   || fail "during the proofs: summary line: $(grep interrupted "$tmp/proving.out")"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "signal: all checks passed"
+lib_done "signal: all checks passed"

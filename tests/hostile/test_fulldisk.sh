@@ -10,23 +10,20 @@
 # Needs root (mount); exits 77 when the mount is not permitted.
 #   test_fulldisk.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
-tmp=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 fs=$tmp/fs
 mkdir "$fs"
 cleanup() {
   mountpoint -q "$fs" && umount "$fs"
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
+lib_on_exit cleanup
 if ! mount -t tmpfs -o size=4m tmpfs "$fs" 2>/dev/null; then
   echo "SKIP: cannot mount a tmpfs (needs root)"
   exit 77
 fi
 command -v gnuplot >/dev/null || { echo "SKIP: no gnuplot"; exit 77; }
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 circ=(--circuit porep:constraints=2^10 --partitions 2)
 
 # fill KIB: leave KIB free on the tmpfs
@@ -82,5 +79,4 @@ rc=$?
 grep -q "cannot write $fs/report.html" "$tmp/err" || fail "report into a full disk: the line names no file: $(cat "$tmp/err")"
 [ "$(ls -A "$fs")" = fill ] || fail "report into a full disk left: $(ls -A "$fs")"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "fulldisk: all checks passed"
+lib_done "fulldisk: all checks passed"

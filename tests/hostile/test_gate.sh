@@ -9,14 +9,11 @@
 # Before the fix all of these exited 0 (the circuit with a warning only).
 #   test_gate.sh PATH_TO_ZKBENCH GEN_RUN_PY
 set -u
-zk=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-seed=${SEED:-$((RANDOM % 1000 + 1))}
+lib_seed
 small=(--circuit porep:constraints=2^10 --partitions 2 --concurrency 2 --pw 2)
 
 # gate_fails LABEL RUN BASELINE WORD: exit 1 with one line holding WORD
@@ -152,5 +149,4 @@ PY
 "$zk" check "$tmp/good" --baseline "$tmp/negative.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "malformed" "$tmp/err" || fail "a negative limit was accepted: $(cat "$tmp/err")"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed (seed $seed)" >&2; exit 1; }
-echo "gate: all checks passed (seed $seed)"
+lib_done "gate: all checks passed"

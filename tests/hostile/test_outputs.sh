@@ -14,13 +14,10 @@
 # Before the fix `prove --public /dev/null` replaced /dev/null (exit 0).
 #   test_outputs.sh PATH_TO_ZKBENCH GEN_RUN_PY
 set -u
-zk=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 circ="porep:constraints=2^10"
 
 # inputs: keys, a run
@@ -162,5 +159,4 @@ ln -s elsewhere/mem.png "$p/memory.png"
 "$zk" plot "$tmp/run" --out "$p" >"$tmp/out" 2>"$tmp/err" || fail "plot through a symlinked memory.png: $(cat "$tmp/err")"
 [ -L "$p/memory.png" ] && [ -s "$p/elsewhere/mem.png" ] || fail "plot: the symlinked memory.png was not written through"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "outputs: all checks passed"
+lib_done "outputs: all checks passed"

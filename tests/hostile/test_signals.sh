@@ -11,17 +11,14 @@
 #   was orphaned); its run.json says running, which check fails.
 #   test_signals.sh PATH_TO_ZKBENCH
 set -u
-zk=$1
-tmp=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 cleanup() {
   # whatever a failed run left running
   for f in "$tmp"/*.pids; do [ -e "$f" ] && kill -KILL $(cat "$f") 2>/dev/null; done
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
+lib_on_exit cleanup
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 # ---- batch: the second SIGINT, 0.1 s after the first (two at once may
 # reach the process as one), while the first one's drain still runs: 2^12
@@ -141,5 +138,4 @@ gone $(cat "$tmp/sk.pids") || fail "SIGKILL of watch: the command's processes we
 "$zk" check "$tmp/w-sigkill" --baseline /dev/null >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "did not complete" "$tmp/err" || fail "check passed a SIGKILLed watch: $(cat "$tmp/err")"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "signals: all checks passed"
+lib_done "signals: all checks passed"

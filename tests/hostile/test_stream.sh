@@ -13,14 +13,11 @@
 # The 20 MB / 200 MB / 2 GB table is scripts/bench-stream.sh's.
 #   test_stream.sh PATH_TO_ZKBENCH GEN_LONG_RUN_PY [ROWS]
 set -u
-zk=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 gen=$2
 rows=${3:-200000}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-seed=${SEED:-$((RANDOM % 1000 + 1))}
+lib_seed
 
 python3 "$gen" "$tmp/w1" --rows "$rows" --kind watch --seed "$seed" >"$tmp/w1.json" || { echo "gen failed"; exit 1; }
 python3 "$gen" "$tmp/w2" --rows $((2 * rows)) --kind watch --seed "$seed" >"$tmp/w2.json" || { echo "gen failed"; exit 1; }
@@ -91,5 +88,4 @@ else
   echo "note: no gnuplot, the report's size is not checked"
 fi
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed (seed $seed)" >&2; exit 1; }
-echo "stream: all checks passed (seed $seed)"
+lib_done "stream: all checks passed"

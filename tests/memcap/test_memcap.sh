@@ -18,13 +18,10 @@
 # Skips (77) only when not root or no memory controller exists.
 #   test_memcap.sh PATH_TO_ZKBENCH PATH_TO_CHECK_RUN_PY
 set -u
-zk=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 check_run=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1/run.json" "$2"; }
 
 # one line, exit 2, nothing created
@@ -180,5 +177,4 @@ cgroups >"$tmp/cgroups.after"
 left=$(comm -13 "$tmp/cgroups.before" "$tmp/cgroups.after")
 [ -z "$left" ] || fail "cgroups left behind: $left"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "memcap: all checks passed"
+lib_done "memcap: all checks passed"

@@ -18,20 +18,17 @@
 # checks that need them are skipped (exit 77 with the reason).
 #   test_metrics.sh PATH_TO_ZKBENCH SCRIPTS_PROMETHEUS_DIR
 set -u
-zk=$1
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 promdir=$2
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
 bg=()
 cleanup() {
   for p in "${bg[@]}"; do kill "$p" 2>/dev/null; done
   wait 2>/dev/null
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
+lib_on_exit cleanup
 export ZKBENCH_PARAMS_DIR=$tmp/params
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 py=python3
 small="--circuit porep:constraints=2^10 --partitions 2"
 

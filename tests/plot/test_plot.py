@@ -11,13 +11,18 @@ own files and `zkbench analyze --json`:
 - memory.svg: the verdict analyze gives in the title; the RAM or memory
   limit label with the size from run.json; the baseline label with analyze's
   baseline; the leak trend only for a leak; y ticks in the unit the run's
-  magnitude asks for (MiB for a run of a few MiB, never "0.005 GiB");
+  magnitude asks for (MiB for a run of a few MiB, never "0.005 GiB"); the
+  legend in the report's layer names (L3 process .. L0 tracked, no je_*),
+  every entry for something drawn (a limit off the scale is a note), the
+  plot at least 80% of the width;
 - the title names the run folder, never "." when plotted as ".";
 - kinds.svg: one legend entry per kind with bytes, host kinds above the
   device panel and gpu_* kinds in it, distinct colours, and each kind's
-  colour the same in two different runs;
-- buffers.svg: one legend entry per kind, y ticks with a unit, a never-freed
-  entry whose count is buffers.csv's (and none when all were freed);
+  colour the same in two different runs; no device panel on a CPU run;
+- buffers.svg: one legend entry per kind, byte ticks no higher than the
+  live bytes buffers.csv says were held at once (rows are ranks), the
+  live-bytes line and its peak, a never-freed entry whose count is
+  buffers.csv's (and none when all were freed);
 - sweep.svg: predicted and measured entries; no RAM label when ram_bytes
   and mem_limit are empty; a memory-limit label equal to mem_limit;
 - a watch run: the verdict in the title, marks drawn;
@@ -34,6 +39,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from fmt_ref import fmt_bytes  # noqa: E402
+
 zk_src, gen_run, gen_watch, gp_dir = sys.argv[1:5]
 tmp = tempfile.mkdtemp(prefix="zkb-plot-test.")
 failures = []
@@ -42,19 +50,6 @@ failures = []
 def fail(msg):
     failures.append(msg)
     print("FAIL: " + msg, file=sys.stderr)
-
-
-def fmt_bytes(v):
-    """harness/run/units.h's fmt_bytes, written again from its contract."""
-    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-    a, u = abs(v), 0
-    while a >= 1024 and u < 5:
-        a /= 1024
-        u += 1
-    sign = "-" if v < 0 else ""
-    if u == 0:
-        return "%s%.0f B" % (sign, a)
-    return "%s%.*f %s" % (sign, 2 if a < 10 else 1 if a < 100 else 0, a, units[u])
 
 
 def unit_of(v):
@@ -90,6 +85,41 @@ def legend_colours(svg_path, names):
                       re.S)
         out[n] = tuple(int(x) for x in m.groups()) if m else None
     return out
+
+
+def legend_entries(svg_path):
+    """(text, drawn) for each legend entry of a one-panel figure: gnuplot's
+    SVG has a group per plot element (gnuplot_plot_N) holding what it drew,
+    and, the legend being opaque, a second group of that id with the entry's
+    text and sample. drawn: the first group holds a path, polygon or image."""
+    with open(svg_path) as f:
+        svg = f.read()
+    groups = []
+    for m in re.finditer(r'<g id="(gnuplot_plot_\d+[a-z]*)"', svg):
+        depth, i = 0, m.start()
+        for t in re.finditer(r"<g\b|</g>", svg[m.start():]):
+            depth += 1 if t.group(0) != "</g>" else -1
+            if depth == 0:
+                i = m.start() + t.end()
+                break
+        groups.append((m.group(1), svg[m.start():i]))
+    drew, out = {}, []
+    for gid, body in groups:
+        txt = re.findall(r"<text>(.*?)</text>", body, re.S)
+        if txt:
+            out.append((html.unescape(txt[0]).strip(), gid))
+        else:
+            drew[gid] = drew.get(gid, False) or bool(re.search(r"<path|<polygon|<image", body))
+    return [(name, drew.get(gid, False)) for name, gid in out]
+
+
+def plot_width_share(svg_path):
+    """The plot area's width over the figure's (the border rectangle)."""
+    with open(svg_path) as f:
+        svg = f.read()
+    width = float(re.search(r'viewBox="0 0 (\d+)', svg).group(1))
+    xs = [float(a) - float(b) for a, b in re.findall(r"d='M([\d.]+),[\d.]+ L\1,[\d.]+ L([\d.]+),[\d.]+ L\2,[\d.]+ L\1,[\d.]+ Z", svg)]
+    return max(abs(x) for x in xs) / width if xs else 0
 
 
 def analyze(d):
@@ -166,6 +196,24 @@ if plot(healthy, out_h, "healthy"):
         fail("healthy memory.svg: no 'verdict: %s' title line" % jh.get("verdict"))
     if any(s.startswith("leak trend") for s in th):
         fail("healthy memory.svg: a leak trend on a run without a leak")
+    # issue 28: the legend names the report's layers and lists only what is
+    # drawn (RAM at 128 GiB is off this run's scale: a note, no entry), and
+    # it leaves the plot most of the width
+    entries = legend_entries(os.path.join(out_h, "memory.svg"))
+    names = [n for n, _ in entries]
+    for n, drawn in entries:
+        if not drawn:
+            fail("healthy memory.svg: legend entry %r for nothing drawn" % n)
+    for want in ("L3 process: RSS", "L2 allocator: resident", "L1 heap: allocated", "L0 tracked buffers"):
+        if want not in names:
+            fail("healthy memory.svg: no legend entry %r (the report's layer names): %s" % (want, names))
+    if any("je_" in n for n in names):
+        fail("healthy memory.svg: jemalloc's names in the legend: %s" % names)
+    if not any(s.startswith("RAM ") and "off the scale" in s for s in th):
+        fail("healthy memory.svg: no note that RAM is off the scale: %s" % th)
+    share = plot_width_share(os.path.join(out_h, "memory.svg"))
+    if share < 0.8:
+        fail("healthy memory.svg: the plot takes %.0f%% of the width (the legend the rest)" % (100 * share))
 
 # ---- a small run with a memory limit: MiB ticks, the limit from run.json ----
 small = os.path.join(tmp, "small")
@@ -223,20 +271,37 @@ else:
 
 # ---- kinds: legend, panels, fixed and distinct colours ----
 # a run with fewer kinds: a colour given by position would shift
-fewer = os.path.join(tmp, "fewer-kinds")
-shutil.copytree(healthy, fewer)
-p = os.path.join(fewer, "samples.csv")
-rs = rows(p)
-with open(p, "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rs[0].keys()), lineterminator="\n")
-    w.writeheader()
-    for r in rs:
-        r["live_params"] = r["live_circuit"] = "0"
-        w.writerow(r)
+def edited_copy(src, name, edit):
+    """A copy of run src whose samples.csv rows went through edit(row)."""
+    d = os.path.join(tmp, name)
+    shutil.copytree(src, d)
+    p = os.path.join(d, "samples.csv")
+    rs = rows(p)
+    with open(p, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rs[0].keys()), lineterminator="\n")
+        w.writeheader()
+        for r in rs:
+            edit(r)
+            w.writerow(r)
+    return d
+
+
+fewer = edited_copy(healthy, "fewer-kinds", lambda r: r.update(live_params="0", live_circuit="0"))
 out_f = os.path.join(tmp, "p-fewer")
 plot(fewer, out_f, "fewer kinds")
+# a CPU run: no gpu_* bytes, so no device panel (issue 28: it was half the
+# figure, empty)
+cpu = edited_copy(healthy, "cpu-run",
+                  lambda r: r.update({k: "0" for k in r if k.startswith("live_gpu_") or k == "gpu_used"}))
+out_c = os.path.join(tmp, "p-cpu")
+if plot(cpu, out_c, "cpu run"):
+    tc = texts(os.path.join(out_c, "kinds.svg"))
+    if any(x.startswith("device memory") or "no device" in x for x in tc):
+        fail("kinds.svg of a CPU run: a device panel: %s" % [x for x in tc if "device" in x])
+    if not any(x.startswith("host memory") for x in tc):
+        fail("kinds.svg of a CPU run: no host panel: %s" % tc[:5])
 colours = {}
-for d, o in ((leak, out), (healthy, out_h), (fewer, out_f)):
+for d, o in ((leak, out), (healthy, out_h), (fewer, out_f), (cpu, out_c)):
     svg = os.path.join(o, "kinds.svg")
     tk = texts(svg)
     s = rows(os.path.join(d, "samples.csv"))
@@ -250,7 +315,8 @@ for d, o in ((leak, out), (healthy, out_h), (fewer, out_f)):
     # before the host panel's title, device kinds between the two titles
     hp = next((i for i, x in enumerate(tk) if x.startswith("host memory")), None)
     dp = next((i for i, x in enumerate(tk) if x.startswith("device memory")), None)
-    if hp is None or dp is None or any(tk.index(k) > hp for k in host) or any(not hp < tk.index(k) < dp for k in dev):
+    if hp is None or (dev and dp is None) or any(tk.index(k) > hp for k in host) or \
+            any(not hp < tk.index(k) < dp for k in dev):
         fail("kinds.svg %s: host kinds %s and device kinds %s are not on separate panels" % (d, host, dev))
     col = legend_colours(svg, kinds)
     if None in col.values() or len(set(col.values())) != len(col):
@@ -271,6 +337,26 @@ for d, o in ((leak, out), (healthy, out_h)):
         fail("buffers.svg %s: legend %s, expected %s" % (d, [k for k in tb if k in kinds], kinds))
     if not y_tick_units(tb):
         fail("buffers.svg %s: no byte tick labels" % d)
+    # issue 28: the bytes on the axis are live bytes, never more than the
+    # buffers held at once (computed here from buffers.csv), and the rows
+    # are ranks; every legend entry draws something
+    ev = sorted([(float(r["t_alloc_ms"]), int(r["bytes"])) for r in b] +
+                [(float(r["t_free_ms"]), -int(r["bytes"])) for r in b if r["t_free_ms"] != ""])
+    live = peak_live = 0
+    for _, dlt in ev:
+        live += dlt
+        peak_live = max(peak_live, live)
+    scale = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+    ticks = [float(x.split()[0]) * scale[x.split()[1]] for x in tb
+             if re.fullmatch(r"[0-9.]+ (B|KiB|MiB|GiB|TiB)", x)]
+    if ticks and max(ticks) > 1.25 * peak_live:
+        fail("buffers.svg %s: byte ticks up to %s, the buffers held at most %s at once" %
+             (d, fmt_bytes(max(ticks)), fmt_bytes(peak_live)))
+    if "live bytes (right axis)" not in tb or ("at most %s live at once" % fmt_bytes(peak_live)) not in " ".join(tb):
+        fail("buffers.svg %s: no live-bytes line or peak %s in the title" % (d, fmt_bytes(peak_live)))
+    for n, drawn in legend_entries(os.path.join(o, "buffers.svg")):
+        if not drawn and n != "live bytes (right axis)" and n not in kinds and not n.startswith("never freed"):
+            fail("buffers.svg %s: legend entry %r for nothing drawn" % (d, n))
     nf = [r for r in b if r["t_free_ms"] == ""]
     entry = [s for s in tb if s.startswith("never freed")]
     want = "never freed (hatched, to the end): %d, %s" % (len(nf), fmt_bytes(sum(int(r["bytes"]) for r in nf)))

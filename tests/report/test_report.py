@@ -30,6 +30,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Chrome, ChromeError  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import fmt_ref  # noqa: E402
+
 zk, gen_run, gen_watch, real_run, out_dir = sys.argv[1:6]
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if not chromium:
@@ -56,19 +59,9 @@ def run(*args, env=None):
 
 
 def fmt_bytes(v):
-    """Sizes as the report should print them: binary units by magnitude,
-    three significant digits from KiB up (written apart from units.h)."""
-    if abs(v) < 0.5:
-        v = 0
-    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-    a, u = abs(v), 0
-    while a >= 1024 and u < 5:
-        a /= 1024
-        u += 1
-    sign = "-" if v < 0 else ""
-    if u == 0:
-        return "%s%.0f B" % (sign, a)
-    return "%s%.*f %s" % (sign, 2 if a < 10 else 1 if a < 100 else 0, a, units[u])
+    """Sizes as the report should print them (tests/fmt_ref.py), |v| < 0.5
+    as 0 B (the report prints no "-0 B")."""
+    return fmt_ref.fmt_bytes(0 if abs(v) < 0.5 else v)
 
 
 def squash(s):

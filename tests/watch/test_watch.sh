@@ -5,11 +5,8 @@
 # batch header with the heap columns empty; bad input gives one line, exit 2.
 #   test_watch.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 verdict() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trend"]["verdict"])' "$1/run.json" 2>/dev/null; }
 
 # leaks 2 MiB every 30 ms for ~3 s, then exits at once: python's own
@@ -87,5 +84,52 @@ time.sleep(30)
     fail "watch --pid on a zombie (exits after ${delay}s): no run.json or samples.csv"
 done
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch: all checks passed"
+# long runs: after --thin-after, per --thin-interval only the lowest and
+# highest RSS and the last tick reach samples.csv (and their procs.csv
+# rows); the peak the sampler saw over every tick (run.json peak_rss) is on
+# disk; with --thin-after 0 every tick is. Bad values: exit 2.
+cat >"$tmp/saw.py" <<'EOF'
+import time
+t0 = time.time(); a = []
+while time.time() - t0 < 2.5:
+    a.append(bytearray(1 << 20))
+    if len(a) >= 15: a = []
+    time.sleep(0.01)
+EOF
+"$zk" watch --sample-ms 5 --thin-after 0.8 --thin-interval 0.25 --out "$tmp/thin" -- python3 "$tmp/saw.py" >/dev/null 2>&1 ||
+  fail "watch --thin-after"
+"$zk" watch --sample-ms 5 --thin-after 0 --out "$tmp/nothin" -- python3 "$tmp/saw.py" >/dev/null 2>&1 ||
+  fail "watch --thin-after 0"
+python3 - "$tmp/thin" "$tmp/nothin" <<'EOF' || fail "--thin-after: see above"
+import csv, json, sys
+bad = []
+for d, thinned in ((sys.argv[1], True), (sys.argv[2], False)):
+    rows = list(csv.DictReader(open(d + "/samples.csv")))
+    run = json.load(open(d + "/run.json"))
+    ticks, peak = run["summary"]["ticks"], run["summary"]["peak_rss"]
+    late = [r for r in rows if float(r["t_ms"]) > 900]
+    if max(int(r["rss"]) for r in rows) != peak:
+        bad.append("%s: the peak of samples.csv %s, the sampler saw %d" % (d, max(int(r["rss"]) for r in rows), peak))
+    if thinned:
+        # about 1.6 s after the start of thinning, intervals of 0.25 s: at most 3 rows each
+        if len(late) > 3 * 8 or len(rows) >= ticks * 0.6:
+            bad.append("thinned: %d rows (%d late) of %d ticks" % (len(rows), len(late), ticks))
+        ts = {r["t_ms"] for r in rows}
+        if any(p["t_ms"] not in ts for p in csv.DictReader(open(d + "/procs.csv"))):
+            bad.append("thinned: procs.csv has rows of ticks samples.csv left out")
+        if run["config"].get("thin_after_s") != 0.8 or run["config"].get("thin_interval_s") != 0.25:
+            bad.append("run.json config thin %r %r" % (run["config"].get("thin_after_s"), run["config"].get("thin_interval_s")))
+    elif len(rows) != ticks:
+        bad.append("--thin-after 0: %d rows for %d ticks" % (len(rows), ticks))
+for b in bad: print("thin:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+"$zk" analyze "$tmp/thin" >/dev/null 2>&1 || fail "analyze of a thinned run"
+for v in "--thin-after -1" "--thin-interval 0" "--thin-after x"; do
+  # shellcheck disable=SC2086
+  "$zk" watch $v --out "$tmp/thinbad" -- true >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ ! -e "$tmp/thinbad" ] || fail "watch $v: exit $rc $(cat "$tmp/err")"
+done
+
+lib_done "watch: all checks passed"

@@ -12,10 +12,8 @@
 # where no writable memory cgroup exists.
 #   test_watch_cgroup.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # bad inputs need no cgroup privileges: checked first
 for spec in "/sys/fs/cgroup/memory/zkbench-no-such-$$" "zkbench-no-such-$$/x" "$tmp" ""; do
@@ -94,15 +92,15 @@ else
 fi
 cg="$base/zkbench-test-$$"
 cap="$base/zkbench-test-cap-$$"
+rcg="$base/zkbench-test-restart-$$"
 cleanup() {
-  for d in "$cg" "$cap"; do
+  for d in "$cg" "$cap" "$rcg"; do
     [ -d "$d" ] || continue
     for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
     for i in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
   done
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
+lib_on_exit cleanup
 mkdir "$cg" || { [ "$fails" -eq 0 ] || exit 1; echo "SKIP: cannot create $cg"; exit 77; }
 
 # values of the kernel files, as "current peak anon file shmem oom_kill"
@@ -249,5 +247,65 @@ for b in bad: print("OOM kill:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 EOF
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch --cgroup ($ver): all checks passed"
+# 4. a restarted service: its cgroup removed and made again at the same path.
+# The watch goes on (the files reopened; the rows between with empty cg_
+# cells), and ends by itself once the cgroup stays gone past the grace
+# (ZKBENCH_CGROUP_GRACE_S). Before, it ended at the removal.
+rm_cg() { # kill the members, then remove the cgroup
+  for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  for i in $(seq 50); do rmdir "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+mkdir "$rcg"
+python3 "$tmp/alloc.py" "$rcg" "$tmp/refr1" 20 60 &
+wait_file "$tmp/refr1" || fail "restart: the first allocator did not start"
+ZKBENCH_CGROUP_GRACE_S=3 "$zk" watch --sample-ms 20 --cgroup "$rcg" --out "$tmp/restart" >"$tmp/restart.log" 2>&1 &
+watch=$!
+sleep 0.6
+rm_cg "$rcg" || fail "restart: cannot remove $rcg"
+sleep 0.5
+kill -0 $watch 2>/dev/null || fail "restart: the watch ended when the cgroup was removed"
+mkdir "$rcg"
+python3 "$tmp/alloc.py" "$rcg" "$tmp/refr2" 80 60 &
+wait_file "$tmp/refr2" || fail "restart: the second allocator did not start"
+sleep 0.8
+kernel "$rcg" >"$tmp/kr"
+rm_cg "$rcg" || fail "restart: cannot remove $rcg the second time"
+for i in $(seq 100); do kill -0 $watch 2>/dev/null || break; sleep 0.1; done
+if kill -0 $watch 2>/dev/null; then
+  fail "restart: the watch still runs 10 s after the cgroup went for good (grace 3 s)"
+  kill -INT $watch
+fi
+wait $watch
+rc=$?
+[ $rc -eq 0 ] || fail "restart: watch exit $rc: $(cat "$tmp/restart.log")"
+python3 - "$tmp/restart" "$tmp/kr" <<'EOF' || fail "restart: see above"
+import csv, sys
+d, kfile = sys.argv[1], sys.argv[2]
+cur = int(open(kfile).read().split()[0])
+rows = list(csv.DictReader(open(d + "/samples.csv")))
+bad = []
+filled = [i for i, r in enumerate(rows) if r["cg_current"] != ""]
+gaps = [i for i, r in enumerate(rows) if r["cg_current"] == ""]
+first_gap = gaps[0] if gaps else len(rows)
+after = [i for i in filled if i > first_gap]
+if not gaps:
+    bad.append("no row with empty cg_ cells while the cgroup was gone")
+elif not after:
+    bad.append("no cg_ values after the cgroup came back: the files were not reopened")
+else:
+    top = max(int(rows[i]["cg_current"]) for i in after)
+    if top < (80 << 20) or abs(top - cur) > 0.2 * cur:
+        bad.append("after the restart cg_current reached %d, the kernel said %d with 80 MiB allocated" % (top, cur))
+# the cgroup's files of the removed cgroup read 0 (v1): no such row between
+# the removal and the new folder
+gap_end = after[0] if after else len(rows)
+if any(r["cg_current"] == "0" for r in rows[first_gap:gap_end]):
+    bad.append("a row of the gap records cg_current 0 (the removed cgroup's files read as data)")
+for b in bad: print("restart:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+"$zk" analyze "$tmp/restart" >"$tmp/restart.txt" 2>&1 || fail "restart: analyze: $(cat "$tmp/restart.txt")"
+grep -q "empty cells" "$tmp/restart.txt" || fail "restart: analyze does not say which cells were missing: $(cat "$tmp/restart.txt")"
+
+lib_done "watch --cgroup ($ver): all checks passed"

@@ -11,13 +11,10 @@
 # machine.
 #   test_watch_gpu.sh PATH_TO_ZKBENCH FAKE_LIB FAKE_LIB_V2_ONLY
 set -u
-zk=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 fake=$(dirname "$(realpath "$2")")
 fake_v2=$(dirname "$(realpath "$3")")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 GIB=$((1 << 30))
 
 # 1. no NVML at all (skipped where the machine has the real library)
@@ -127,5 +124,4 @@ python3 -c 'import csv,sys; sys.exit(0 if all(r["gpu_used"] == "" for r in csv.D
 FAKE_NVML_CALLS=$tmp/calls0 LD_LIBRARY_PATH=$fake "$zk" watch --sample-ms 20 --out "$tmp/off" -- sleep 0.2 >/dev/null 2>&1
 [ ! -e "$tmp/calls0" ] || fail "watch without --gpu queried NVML"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch --gpu: all checks passed"
+lib_done "watch --gpu: all checks passed"

@@ -8,11 +8,8 @@
 # one line, nothing written.
 #   test_watch_mark.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # 7 matching lines (5 on stdout, 2 on stderr) among 16 that do not match,
 # one of them without its newline at the very end
@@ -109,5 +106,55 @@ kill $other; wait $other 2>/dev/null
 "$zk" watch --out "$tmp/bad" --mark '(' -- true 2>&1 | grep -q "bad regular expression" ||
   fail "a bad regex does not say so"
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch --mark: all checks passed"
+# --mark-file: a daemon watched with --pid logs to a file; the lines it gets
+# while watch runs are the marks (what it logged before is not), a rotation
+# (a new file at the path) and a truncation are followed; the daemon's
+# stdout is not read. Bad input: --mark-file without --mark, a missing
+# file, a folder: exit 2, one line, nothing written.
+log=$tmp/daemon.log
+echo "proof done 0" >"$log"
+cat >"$tmp/daemon.sh" <<'EOF'
+log=$1
+sleep 0.4
+for i in 1 2 3; do echo "proof done $i (stdout)"; echo "proof done $i" >>"$log"; echo "other $i" >>"$log"; sleep 0.2; done
+mv "$log" "$log.1"
+echo "proof done 4" >"$log"; sleep 0.2
+echo "proof done 5" >>"$log"; sleep 0.2
+: >"$log"; sleep 0.2
+echo "proof done 6" >>"$log"; sleep 0.4
+EOF
+bash "$tmp/daemon.sh" "$log" >/dev/null &
+daemon=$!
+"$zk" watch --pid $daemon --mark '^proof done [0-9]+$' --mark-file "$log" --sample-ms 20 --out "$tmp/mf" >"$tmp/mf.out" 2>&1 ||
+  fail "watch --pid --mark-file: $(cat "$tmp/mf.out")"
+wait $daemon
+python3 - "$tmp/mf" <<'EOF' || fail "--mark-file: see above"
+import csv, json, sys
+d = sys.argv[1]
+marks = list(csv.DictReader(open(d + "/marks.csv")))
+got = [m["name"] for m in marks]
+want = ["proof done %d" % i for i in range(1, 7)]
+bad = []
+if got != want:
+    bad.append("marks %s, expected %s" % (got, want))
+if any(m["source"] != "file" for m in marks):
+    bad.append("sources %s, expected file" % sorted({m["source"] for m in marks}))
+rows = list(csv.DictReader(open(d + "/samples.csv")))
+if int(rows[-1]["proofs_done"] or -1) != 6:
+    bad.append("proofs_done ends at %r, expected 6" % rows[-1]["proofs_done"])
+run = json.load(open(d + "/run.json"))
+if run["config"].get("mark_file") != d.rsplit("/", 1)[0] + "/daemon.log" or run["summary"].get("proofs_done") != 6:
+    bad.append("run.json mark_file %r proofs_done %r" % (run["config"].get("mark_file"), run["summary"].get("proofs_done")))
+for b in bad: print("--mark-file:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+for args in "--mark-file $log" "--mark x --mark-file $tmp/no-such.log" "--mark x --mark-file $tmp"; do
+  rm -rf "$tmp/mfbad"
+  # shellcheck disable=SC2086
+  "$zk" watch --pid $$ $args --out "$tmp/mfbad" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "watch $args: exit $rc, stderr $(cat "$tmp/err")"
+  [ ! -e "$tmp/mfbad" ] || fail "watch $args wrote $tmp/mfbad before refusing"
+done
+
+lib_done "watch --mark: all checks passed"

@@ -8,11 +8,8 @@
 # 1 and with 21 processes.
 #   test_watch_tree.sh PATH_TO_ZKBENCH
 set -u
-zk=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lib_zk "$1"
 
 # the program: allocates and touches 200 MiB, then writes its pid and its
 # own VmRSS (bytes) to $1 and holds for a second
@@ -179,6 +176,49 @@ if not rows or int(rows[0]["ppid"]) != top or max(int(r["rss"]) for r in rows) <
     sys.exit(1)
 EOF
 
+# --smaps on a tree: a process touches 100 MiB, then forks 3 children that
+# share it copy-on-write. The rss sum counts the 100 MiB four times; the
+# Pss sum, as the kernel's smaps_rollup of each process gives it, once. The
+# reference: each process's Pss read here at the same moment, summed.
+cat >"$tmp/cow.py" <<'EOF'
+import os, sys, time
+b = bytearray(100 << 20)
+for i in range(0, len(b), 4096): b[i] = 1
+kids = []
+for k in range(3):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(2.5); os._exit(0)
+    kids.append(pid)
+time.sleep(1.0)
+pss = 0
+for p in [os.getpid()] + kids:
+    for l in open("/proc/%d/smaps_rollup" % p):
+        if l.startswith("Pss:"): pss += int(l.split()[1]) * 1024
+open(sys.argv[1], "w").write("%d\n" % pss)
+time.sleep(1.5)
+for p in kids: os.waitpid(p, 0)
+EOF
+"$zk" watch --smaps --sample-ms 50 --out "$tmp/pss" -- python3 "$tmp/cow.py" "$tmp/pss.ref" >/dev/null 2>&1 ||
+  fail "watch --smaps on a forking tree"
+python3 - "$tmp/pss" "$tmp/pss.ref" <<'EOF' || fail "--smaps tree: see above"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1] + "/samples.csv")) if r["n_procs"] == "4"]
+ref = int(open(sys.argv[2]).read())
+bad = []
+if not rows:
+    bad.append("no row with the 4 processes")
+else:
+    r = rows[len(rows) // 2]
+    rss, pss = int(r["rss"]), int(r["smaps_pss"])
+    if rss < 4 * (100 << 20):
+        bad.append("rss sum %d MiB: expected the shared 100 MiB four times" % (rss >> 20))
+    if abs(pss - ref) > 0.1 * ref or pss > 150 << 20:
+        bad.append("smaps_pss %d MiB, the processes' own Pss summed %d MiB" % (pss >> 20, ref >> 20))
+for b in bad: print("--smaps tree:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+
 # the cost of a tick (median tick_us), 1 process and 21 (bash + 20 sleeps);
 # printed for the record, not asserted
 cost() { python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["summary"]["median_tick_us"])' "$1/run.json"; }
@@ -187,6 +227,18 @@ cost() { python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1])
 n21=$(python3 -c 'import csv,sys; print(max(int(r["n_procs"]) for r in csv.DictReader(open(sys.argv[1]))))' "$tmp/cost21/samples.csv")
 [ "$n21" -eq 21 ] || fail "bash with 20 sleeps: n_procs peaked at $n21, expected 21"
 echo "median tick: $(cost "$tmp/cost1") us with 1 process, $(cost "$tmp/cost21") us with $n21"
+# run.json's median tick (from the sampler's histogram, 1 % steps) against
+# the median of samples.csv's tick_us column, computed here
+for d in cost1 cost21; do
+  python3 - "$tmp/$d" <<'EOF' || fail "$d: median tick of run.json does not match samples.csv"
+import csv, json, sys
+t = sorted(float(r["tick_us"]) for r in csv.DictReader(open(sys.argv[1] + "/samples.csv")))
+s = json.load(open(sys.argv[1] + "/run.json"))["summary"]
+med = t[len(t) // 2]
+ok = s["ticks"] == len(t) and abs(s["median_tick_us"] - med) <= 0.015 * med + 0.1
+print("%s: median tick %.1f us, samples.csv %.1f us, %d ticks" % (sys.argv[1], s["median_tick_us"], med, len(t)))
+sys.exit(0 if ok else 1)
+EOF
+done
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
-echo "watch tree: all checks passed"
+lib_done "watch tree: all checks passed"

@@ -39,7 +39,8 @@ if (has_killed) {
     cmd = cmd . ", killed using 1:2 with points pt 2 ps 2 lw 2 lc rgb '#d62728' title 'OOM-killed (peak reached)'"
 }
 if (lim == lim && lim_on) { cmd = cmd . ", lim with lines lc rgb '#000000' lw 2 title lim_label" }
-if (lim == lim && !lim_on) { cmd = cmd . ", keyentry with lines lc rgb '#000000' lw 2 title lim_label" }
+# off the scale: a note, not a legend entry with a line sample for no line
+if (lim == lim && !lim_on) { set label 2 lim_label at graph 0.99, 0.97 right front }
 do for [fmt = 1:2] {
     if (fmt == 1) { @PNG } else { @SVG }
     eval cmd

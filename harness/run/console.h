@@ -10,7 +10,7 @@
  * Every time printed is seconds since the run's start on the run clock
  * (run_clock.h): the origin of the t_ms columns of the run's CSVs. Sizes
  * are fmt_bytes's. With quiet only console_final lines are printed (errors
- * go to stderr through cli_error either way).
+ * go to stderr through errmsg_print / cli_error either way).
  */
 #ifndef ZKB_CONSOLE_H
 #define ZKB_CONSOLE_H

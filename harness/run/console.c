@@ -1,5 +1,5 @@
 /* The console of batch and watch; see console.h. */
-#include "harness/cli/console.h"
+#include "harness/run/console.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,0 +1,125 @@
+/* batch's option values with a grammar of their own; see batch_args.h. */
+#include "harness/cli/batch_args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/cli/cli.h"
+#include "prover/dealloc.h"
+#include "prover/mem.h"
+
+static int kind_by_name(const char *name)
+{
+    for (int k = 0; k < MEM_KIND_COUNT; k++)
+        if (strcmp(mem_kind_name((enum mem_kind)k), name) == 0)
+            return k;
+    return -1;
+}
+
+bool batch_args_inject(struct batch_opts *o, const char *text)
+{
+    struct pipeline_faults *f = &o->pc.faults;
+    char buf[128];
+    if (strlen(text) >= sizeof buf)
+        goto bad;
+    strcpy(buf, text);
+    char *save = NULL, *what = strtok_r(buf, ":", &save), *a1 = strtok_r(NULL, ":", &save),
+         *a2 = strtok_r(NULL, ":", &save), *extra = strtok_r(NULL, ":", &save);
+    uint64_t v;
+    if (!what || extra)
+        goto bad;
+    if (strcmp(what, "leak") == 0 && a1) {
+        if ((f->leak_kind = kind_by_name(a1)) < 0 || f->leak_kind >= MEM_KIND_GPU_PARAMS)
+            return cli_error(2, "batch: --inject leak:KIND: unknown host kind '%s'", a1), false;
+        f->leak_every = 1;
+        if (a2) {
+            if (!cli_parse_u64(&v, "batch", "inject leak EVERY", a2))
+                return false;
+            if (v == 0 || v > 1000000)
+                return cli_error(2, "batch: --inject leak:KIND:EVERY needs EVERY in 1..1000000"), false;
+            f->leak_every = (unsigned)v;
+        }
+    } else if (strcmp(what, "hold") == 0 && a1 && a2) {
+        if ((f->hold_kind = kind_by_name(a1)) < 0 || f->hold_kind >= MEM_KIND_GPU_PARAMS)
+            return cli_error(2, "batch: --inject hold:KIND:MS: unknown host kind '%s'", a1), false;
+        if (!cli_parse_u64(&v, "batch", "inject hold MS", a2))
+            return false;
+        if (v > 3600000)
+            return cli_error(2, "batch: --inject hold:KIND:MS needs MS <= 3600000"), false;
+        f->hold_ms = (unsigned)v;
+    } else if (strcmp(what, "serial-dealloc") == 0 && a1 && !a2) {
+        if (!cli_parse_u64(&v, "batch", "inject serial-dealloc MS", a1))
+            return false;
+        if (v > 3600000)
+            return cli_error(2, "batch: --inject serial-dealloc:MS needs MS <= 3600000"), false;
+        o->pc.dealloc = DEALLOC_ASYNC_SERIAL;
+        dealloc_set_delay_ms((unsigned)v);
+    } else if (strcmp(what, "no-purge") == 0 && !a1) {
+        f->no_purge = true;
+    } else if (strcmp(what, "pileup") == 0 && !a1) {
+        f->pileup = true;
+    } else {
+        goto bad;
+    }
+    size_t len = strlen(o->inject_text);
+    snprintf(o->inject_text + len, sizeof o->inject_text - len, "%s%s", len ? "," : "", text);
+    return true;
+bad:
+    cli_error(2, "batch: --inject '%s' is not one of leak:KIND[:EVERY], hold:KIND:MS, serial-dealloc:MS, "
+                 "no-purge, pileup", text);
+    return false;
+}
+
+bool batch_args_count(unsigned *out, const char *name, const char *text, uint64_t max)
+{
+    uint64_t v;
+    if (!cli_parse_u64(&v, "batch", name, text))
+        return false;
+    if (v == 0 || v > max) {
+        cli_error(2, "batch: --%s must be 1..%llu, got %s", name, (unsigned long long)max, text);
+        return false;
+    }
+    *out = (unsigned)v;
+    return true;
+}
+
+bool batch_args_gpus(struct batch_opts *o, const char *text)
+{
+    o->n_gpus = 0;
+    o->gpus_all = strcmp(text, "all") == 0;
+    if (o->gpus_all)
+        return true;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        long lo, hi;
+        if (*p < '0' || *p > '9')
+            goto bad;
+        lo = hi = strtol(p, &end, 10);
+        if (*end == '-') {
+            if (end[1] < '0' || end[1] > '9')
+                goto bad;
+            hi = strtol(end + 1, &end, 10);
+        }
+        if (lo > hi || hi >= 1024)
+            goto bad;
+        for (long d = lo; d <= hi; d++) {
+            for (unsigned i = 0; i < o->n_gpus; i++)
+                if (o->gpus[i] == d)
+                    return cli_error(2, "batch: --gpus '%s' names device %ld twice", text, d), false;
+            if (o->n_gpus == BACKEND_MAX_DEVICES)
+                return cli_error(2, "batch: --gpus '%s' names more than %d devices", text, BACKEND_MAX_DEVICES),
+                       false;
+            o->gpus[o->n_gpus++] = (int)d;
+        }
+        if (*end == 0)
+            return true;
+        if (*end != ',')
+            goto bad;
+        p = end + 1;
+    }
+bad:
+    cli_error(2, "batch: --gpus must be 'all' or a list of CUDA device numbers such as 0,1 or 0-3, got '%s'", text);
+    return false;
+}

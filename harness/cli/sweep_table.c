@@ -1,0 +1,146 @@
+/* The capacity table of zkbench sweep; see sweep_table.h. */
+#include "harness/cli/sweep_table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/diagnose/analyze.h"
+#include "harness/run/units.h"
+
+#define GIB 1073741824.0
+
+int sweep_analyze_point(struct sweep_row *row, analyze_result_t *keep, const char *run_dir, uint64_t limit,
+                       double margin, const char *limit_from)
+{
+    char err[768];
+    analyze_run_t *run;
+    analyze_result_t r;
+    analyze_opts_t ao = {.ram_bytes = limit, .margin = margin, .ram_from = limit_from};
+    if (analyze_run_open(&run, &r, run_dir, &ao, err, sizeof err) < 0) /* nothing left to free */
+        return fprintf(stderr, "zkbench: sweep: %s\n", err), -1;
+    analyze_write_verdict(run_dir, &r, err, sizeof err);
+    const char *oc = json_string_value(json_object_get(analyze_run_json(run), "outcome"));
+    snprintf(row->outcome, sizeof row->outcome, "%s", oc ? oc : "complete");
+    analyze_run_free(run);
+    row->s_per_proof = r.s_per_proof;
+    row->peak = r.peak_rss;
+    row->footprint = r.footprint_per_partition;
+    snprintf(row->verdict, sizeof row->verdict, "%s", analyze_verdict_name(r.verdict));
+    if (keep)
+        *keep = r;
+    else
+        analyze_result_clear(&r);
+    return 0;
+}
+
+/* sweep.csv's columns, in order; the stdout table has the same. */
+static const char *const csv_cols[] = {"pw", "concurrency", "s_per_proof", "peak_rss", "predicted_peak_rss",
+                                       "footprint_per_partition", "ram_bytes", "predicted_low", "predicted_high",
+                                       "mem_limit", "outcome"};
+#define NCOLS (sizeof csv_cols / sizeof csv_cols[0])
+
+/* Row r's fields in csv_cols' order: for sweep.csv (human false: bytes as
+ * integers, s/proof to 4 places) or for people (sizes in units, s/proof to
+ * 3 places). A value that is unknown (not finite, or no --ram) is "" in
+ * the file — never "nan", which readers reject — and "-" for people. */
+static void row_fields(char out[NCOLS][40], const struct sweep_row *r, uint64_t ram, uint64_t mem_limit, bool human)
+{
+    const char *none = human ? "-" : "";
+    double bytes[] = {r->peak,  r->predicted, r->footprint, ram ? (double)ram : NAN, r->low, r->high,
+                      mem_limit ? (double)mem_limit : NAN};
+    snprintf(out[0], 40, "%u", r->pw);
+    snprintf(out[1], 40, "%u", r->conc);
+    if (isfinite(r->s_per_proof))
+        snprintf(out[2], 40, human ? "%.3f" : "%.4f", r->s_per_proof);
+    else
+        snprintf(out[2], 40, "%s", none);
+    for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++) {
+        char b[32];
+        if (!isfinite(bytes[i]) || (i >= 4 && i <= 5 && !isfinite(r->predicted)))
+            snprintf(out[3 + i], 40, "%s", none);
+        else if (human)
+            snprintf(out[3 + i], 40, "%s", fmt_bytes(b, bytes[i]));
+        else
+            snprintf(out[3 + i], 40, "%.0f", bytes[i]);
+    }
+    snprintf(out[10], 40, "%s", r->outcome);
+}
+
+void sweep_print_table(FILE *f, const struct sweep_row *row, size_t n, uint64_t ram, uint64_t mem_limit)
+{
+    int width[NCOLS];
+    char fields[NCOLS][40];
+    for (size_t c = 0; c < NCOLS; c++)
+        width[c] = (int)strlen(csv_cols[c]);
+    for (size_t k = 0; k < n; k++) {
+        row_fields(fields, &row[k], ram, mem_limit, true);
+        for (size_t c = 0; c < NCOLS; c++)
+            if ((int)strlen(fields[c]) > width[c])
+                width[c] = (int)strlen(fields[c]);
+    }
+    for (size_t c = 0; c < NCOLS; c++)
+        fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], csv_cols[c]);
+    for (size_t k = 0; k < n; k++) {
+        row_fields(fields, &row[k], ram, mem_limit, true);
+        for (size_t c = 0; c < NCOLS; c++)
+            fprintf(f, c + 1 < NCOLS ? "%*s  " : "%.*s\n", width[c], fields[c]);
+    }
+}
+
+bool sweep_write_tables(const char *dir, const struct sweep_row *row, size_t n, sweep_predict_fn predict,
+                        const void *model, uint64_t ram, uint64_t mem_limit, unsigned pw_top)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    FILE *f = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/sweep.md", dir);
+    FILE *md = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/sweep-model.csv", dir);
+    FILE *mf = fopen(path, "w");
+    bool ok = f && md && mf;
+    if (ok) {
+        for (size_t c = 0; c < NCOLS; c++)
+            fprintf(f, "%s%c", csv_cols[c], c + 1 < NCOLS ? ',' : '\n');
+        fprintf(md, "| pw | concurrency | s/proof | peak RSS (GiB) | predicted peak (GiB) | 95%% interval (GiB) | "
+                    "error | outcome | verdict |\n|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+        for (size_t k = 0; k < n; k++) {
+            const struct sweep_row *r = &row[k];
+            char fields[NCOLS][40];
+            row_fields(fields, r, ram, mem_limit, false);
+            for (size_t c = 0; c < NCOLS; c++)
+                fprintf(f, "%s%c", fields[c], c + 1 < NCOLS ? ',' : '\n');
+            char sp[32] = "-", peak[32] = "-", pred[32] = "-", band[64] = "-", errs[32] = "-";
+            if (isfinite(r->s_per_proof))
+                snprintf(sp, sizeof sp, "%.2f", r->s_per_proof);
+            if (isfinite(r->peak))
+                snprintf(peak, sizeof peak, "%.3f", r->peak / GIB);
+            if (isfinite(r->predicted)) {
+                snprintf(pred, sizeof pred, "%.3f", r->predicted / GIB);
+                snprintf(band, sizeof band, "%.3f .. %.3f", r->low / GIB, r->high / GIB);
+                if (strcmp(r->outcome, "complete") == 0 && isfinite(r->peak) && r->peak > 0)
+                    snprintf(errs, sizeof errs, "%+.1f%%", 100 * (r->predicted - r->peak) / r->peak);
+            }
+            fprintf(md, "| %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", r->pw, r->conc, sp, peak, pred, band,
+                    errs, r->outcome, r->verdict);
+        }
+        fprintf(mf, "pw,predicted_peak_rss,predicted_low,predicted_high\n");
+        for (unsigned w = 1; predict && w <= pw_top; w++) {
+            double peak, low, high;
+            if (!predict(model, w, &peak, &low, &high))
+                continue;
+            if (isfinite(low) && isfinite(high))
+                fprintf(mf, "%u,%.0f,%.0f,%.0f\n", w, peak, low, high);
+            else
+                fprintf(mf, "%u,%.0f,,\n", w, peak);
+        }
+    }
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (md && fclose(md) != 0)
+        ok = false;
+    if (mf && fclose(mf) != 0)
+        ok = false;
+    return ok;
+}
+
