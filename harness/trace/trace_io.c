@@ -540,11 +540,11 @@ void tio_small(uintptr_t site, uint64_t bytes)
 
 /* ---- the Poisson sampler of small allocations ---- */
 
-static __thread int64_t tls_until __attribute__((tls_model("initial-exec")));
+__thread int64_t tio_until __attribute__((tls_model("initial-exec")));
 static __thread uint64_t tls_rng __attribute__((tls_model("initial-exec")));
-static long g_nsampled;
+static __thread bool tls_drawn __attribute__((tls_model("initial-exec")));
+long tio_nsampled;
 uint16_t tio_sfilter[1u << TIO_SFILTER_BITS];
-
 /* An exponential gap of mean TIO_SAMPLE_PERIOD bytes (xorshift64*). */
 static int64_t sample_gap(void)
 {
@@ -557,20 +557,14 @@ static int64_t sample_gap(void)
     return (int64_t)(-log(u) * TIO_SAMPLE_PERIOD) + 1;
 }
 
-bool tio_sample_due(uint64_t bytes)
+/* The countdown ran out: a sample, and the next gap (the thread's first
+ * call only draws its first gap). */
+bool tio_sample_draw(void)
 {
-    if (!tls_until)
-        tls_until = sample_gap();
-    tls_until -= (int64_t)bytes;
-    if (tls_until > 0)
-        return false;
-    tls_until = sample_gap();
-    return true;
-}
-
-bool tio_any_sampled(void)
-{
-    return __atomic_load_n(&g_nsampled, __ATOMIC_RELAXED) > 0;
+    bool first = !tls_drawn;
+    tls_drawn = true;
+    tio_until = sample_gap();
+    return !first;
 }
 
 /* ---- allocation events ---- */
@@ -661,7 +655,7 @@ void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
         return;
     if (cls == TIO_SAMPLED) {
         __atomic_add_fetch(&tio_sfilter[tio_sfilter_slot(ptr)], 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&g_nsampled, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&tio_nsampled, 1, __ATOMIC_RELAXED);
     }
     a_line(ptr, bytes, site, tls_kind, cls, device);
 }
@@ -684,7 +678,7 @@ bool tio_free(uintptr_t ptr, int cls)
         return false;
     if (cls == TIO_SAMPLED) {
         __atomic_sub_fetch(&tio_sfilter[tio_sfilter_slot(ptr)], 1, __ATOMIC_RELAXED);
-        __atomic_sub_fetch(&g_nsampled, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&tio_nsampled, 1, __ATOMIC_RELAXED);
     }
     f_line(ptr, cls);
     return true;
@@ -1082,7 +1076,7 @@ void tio_after_fork_child(void)
      * first recorded event; what it inherited belongs to the parent's record */
     live_clear();
     g_nrng = 0;
-    g_nsampled = 0;
+    tio_nsampled = 0;
     memset(tio_sfilter, 0, sizeof tio_sfilter);
     if (g_seen)
         memset(g_seen, 0, SEEN_SLOTS * sizeof(uint64_t));

@@ -75,14 +75,16 @@ static inline bool tio_maybe_live(uintptr_t ptr)
     return __atomic_load_n(&tio_filter[tio_filter_slot(ptr)], __ATOMIC_RELAXED) != 0;
 }
 
-/* A counting filter over the live sampled blocks' addresses (hashed): zero
+/* A counting filter over the pages of live sampled blocks: zero
  * means ptr is certainly not a sampled block. One load, no lock: the check
  * each small free makes while any sampled block is live. */
-#define TIO_SFILTER_BITS 16
+#define TIO_SFILTER_BITS 14
 extern __attribute__((visibility("hidden"))) uint16_t tio_sfilter[1u << TIO_SFILTER_BITS];
+/* by 4 KiB page, not by address: a heap's frees come page by page, so the
+ * few lines of this 32 KiB table they touch stay cached */
 static inline size_t tio_sfilter_slot(uintptr_t ptr)
 {
-    return (size_t)((ptr >> 4) * 0x9e3779b97f4a7c15ull >> (64 - TIO_SFILTER_BITS));
+    return (size_t)(ptr >> 12) & ((1u << TIO_SFILTER_BITS) - 1);
 }
 static inline bool tio_maybe_sampled(uintptr_t ptr)
 {
@@ -92,10 +94,21 @@ static inline bool tio_maybe_sampled(uintptr_t ptr)
 /* Counts a small allocation of bytes under the return address site. */
 void tio_small(uintptr_t site, uint64_t bytes);
 /* Whether this small allocation of bytes is the calling thread's next
- * Poisson sample (exponential gaps of mean TIO_SAMPLE_PERIOD bytes). */
-bool tio_sample_due(uint64_t bytes);
+ * Poisson sample (exponential gaps of mean TIO_SAMPLE_PERIOD bytes): the
+ * thread's bytes left to its next sample, inline; the draw out of line. */
+extern __thread int64_t tio_until __attribute__((tls_model("initial-exec")));
+bool tio_sample_draw(void);
+static inline bool tio_sample_due(uint64_t bytes)
+{
+    tio_until -= (int64_t)bytes;
+    return tio_until <= 0 && tio_sample_draw();
+}
 /* Whether any sampled block is live (free's check for small blocks). */
-bool tio_any_sampled(void);
+extern __attribute__((visibility("hidden"))) long tio_nsampled;
+static inline bool tio_any_sampled(void)
+{
+    return __atomic_load_n(&tio_nsampled, __ATOMIC_RELAXED) > 0;
+}
 
 /* Mapped ranges, matched by range (docs/trace-format.md): the tracer keeps
  * every recorded mapping and every PROT_NONE reservation as intervals.
