@@ -232,6 +232,32 @@ r = subprocess.run([ZK, "trace", "collect", out], capture_output=True, text=True
 check(r.returncode == 0 and all(open(os.path.join(out, n)).read() == saved[n] for n in saved),
       f"trace collect RUN_DIR rewrites buffers.csv and sites.csv as watch wrote them ({r.returncode})")
 check("leaky_caller" in r.stdout, "trace collect prints the top never-freed site")
+# while watch still runs: what the finished program wrote is collected
+import time
+live = os.path.join(tmp, "live")
+w = subprocess.Popen([ZK, "watch", "--trace", "--sample-ms", "50", "--out", live, "--", "sh", "-c",
+                      prog("t_leak") + " 4 && sleep 3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+deadline = time.time() + 30
+def leak_done():
+    d = os.path.join(live, "trace")
+    for f in os.listdir(d) if os.path.isdir(d) else []:
+        if f.endswith(".trace"):
+            with open(os.path.join(d, f)) as fh:
+                if "t_leak" in fh.readline() and "\nX " in fh.read():
+                    return True
+    return False
+while time.time() < deadline and not leak_done():
+    time.sleep(0.1)
+r = subprocess.run([ZK, "trace", "collect", live], capture_output=True, text=True, timeout=60)
+running = w.poll() is None
+S = read_csv(os.path.join(live, "sites.csv")) if r.returncode == 0 else []
+check(running and r.returncode == 0 and total(where(S, "leak_step"), "never_freed_bytes") == 8 * MIB,
+      f"trace collect while watch runs: leak_step's 8 MiB already there (watch running: {running}, exit {r.returncode})")
+w.communicate(timeout=60)
+S = read_csv(os.path.join(live, "sites.csv"))
+check(w.returncode == 0 and total(where(S, "leak_step"), "never_freed_bytes") == 8 * MIB,
+      "watch's own collection at the end replaces it, the same leak")
+
 for args, pat in ((["trace", "collect", os.path.join(tmp, "none")], "not a watch --trace run"),
                   (["trace"], "expected 'trace collect RUN_DIR'"), (["trace", "collect"], "RUN_DIR")):
     r = subprocess.run([ZK, *args], capture_output=True, text=True)
