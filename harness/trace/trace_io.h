@@ -118,10 +118,10 @@ static inline bool tio_any_sampled(void)
  * end is trimmed (R line), cut in the middle split (R, and A with the same
  * site), covered ended (F). tio_protect: prot none decommits (cut, kept as
  * reservation), else the reserved parts of the range become recorded
- * mappings (commits). tio_remap moves a recorded range (its site kept). */
+ * mappings of cls (commits). tio_remap moves a recorded range (its site kept). */
 void tio_map(uintptr_t p, uint64_t len, int cls, bool reserve, int skip);
 void tio_unmap(uintptr_t p, uint64_t len);
-void tio_protect(uintptr_t p, uint64_t len, bool none, int skip);
+void tio_protect(uintptr_t p, uint64_t len, bool none, int cls, int skip);
 void tio_remap(uintptr_t old, uint64_t old_len, uintptr_t p, uint64_t len, int skip);
 
 /* The program's malloc is not the tracer's (an allocator linked into the

@@ -402,7 +402,8 @@ EXPORT int mprotect(void *addr, size_t len, int prot)
     int rc = real_mprotect ? real_mprotect(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
     if (rc == 0 && ready && !tio_busy) {
         tio_busy = 1;
-        tio_protect((uintptr_t)addr, page_up(len), prot == PROT_NONE, 1);
+        tio_protect((uintptr_t)addr, page_up(len), prot == PROT_NONE,
+                    by_allocator(__builtin_return_address(0)) ? TIO_ALLOCATOR : TIO_MMAP, 1);
         tio_busy = 0;
     }
     return rc;

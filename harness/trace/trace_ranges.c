@@ -142,7 +142,7 @@ void tio_unmap(uintptr_t p, uint64_t len)
     pthread_mutex_unlock(&g_rng_lock);
 }
 
-void tio_protect(uintptr_t p, uint64_t len, bool none, int skip)
+void tio_protect(uintptr_t p, uint64_t len, bool none, int cls, int skip)
 {
     if (!tio_file_open() || !len)
         return;
@@ -176,10 +176,10 @@ void tio_protect(uintptr_t p, uint64_t len, bool none, int skip)
                 rng_erase(j);
                 at = j;
             }
-            struct rng c = {.lo = a, .hi = b, .site = site, .cls = TIO_MMAP, .kind = (uint8_t)tio_cur_kind()};
+            struct rng c = {.lo = a, .hi = b, .site = site, .cls = (uint8_t)cls, .kind = (uint8_t)tio_cur_kind()};
             if (!rng_insert_at(at, c))
                 break;
-            tio_a_line(a, b - a, site, tio_cur_kind(), TIO_MMAP, 0);
+            tio_a_line(a, b - a, site, tio_cur_kind(), cls, 0);
             j = at;
             if (b < e.hi) {
                 struct rng rest = {.lo = b, .hi = e.hi};
