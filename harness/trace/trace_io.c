@@ -37,6 +37,7 @@ static uint64_t g_min = 1u << 20;
 static char g_dir[PATH_MAX - 64];
 static char g_suffix[16];
 static bool g_want_small;
+static int g_pid; /* the process the file was opened for */
 
 void *tio_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, long off)
 {
@@ -620,6 +621,7 @@ static int open_files(void)
         }
     }
     g_fd = fd;
+    g_pid = pid;
     g_on = 1;
     struct tio_line l = {.n = 0};
     char exe[PATH_MAX];
@@ -723,7 +725,9 @@ void tio_after_fork_child(void)
 
 void tio_exit(void)
 {
-    if (!g_on)
+    /* a vfork child shares the parent's memory and fd: its _exit is not the
+     * parent's exit */
+    if (!g_on || (int)getpid() != g_pid)
         return;
     struct tio_line l = {.n = 0};
     tio_put_str(&l, "X ");

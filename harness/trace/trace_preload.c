@@ -461,6 +461,7 @@ static __attribute__((noreturn)) void exit_now(const char *name, int status)
     if (ready && !tio_busy) {
         tio_busy = 1;
         tio_exit();
+        tio_busy = 0; /* a vfork child shares this thread's memory with its parent */
     }
     void (*real)(int);
     void *sym = dlsym(RTLD_NEXT, name);

@@ -225,6 +225,14 @@ check(r.returncode == 0 and len([f for f in files if f.endswith(".trace")]) <= 2
       f"sh running /bin/true 50 times: {len(files)} trace files, {size} B (fork children that only exec write none)")
 check(tr.get("killed") == 0, f"no process counted as killed ({tr.get('killed')})")
 
+# ---- a vfork child's _exit is not its parent's exit ----
+out = os.path.join(tmp, "vfork")
+r = subprocess.run([ZK, "watch", "--trace", "--out", out, "--", prog("t_vfork")], capture_output=True, text=True,
+                   timeout=120)
+P = read_csv(os.path.join(out, "trace", "processes.csv")) if os.path.exists(os.path.join(out, "trace")) else []
+check(r.returncode == 137 and len(P) == 1 and P[0]["exited"] == "0" and P[0]["never_freed_bytes"] == str(4 * MIB),
+      f"vfork child's _exit: the killed parent is still recorded as killed ({[(p['exited'], p['never_freed_bytes']) for p in P]})")
+
 # ---- zkbench trace collect: the same files as watch's ----
 out, r, S = watch("t_helper", tag="collect")
 saved = {n: open(os.path.join(out, n)).read() for n in ("buffers.csv", "sites.csv")}
