@@ -94,9 +94,12 @@ int cmd_trace(int argc, char **argv)
     if (rc < 0)
         return cli_error(rc == -EINVAL || rc == -ENOENT ? 2 : 1, "trace collect: %s", err);
     char b[32];
-    printf("trace: %zu process(es)%s, %zu allocations at %zu sites, never freed %s%s\n", sum.n_files,
+    char est[64] = "", e[32];
+    if (sum.sampled_never_freed_est >= 1)
+        snprintf(est, sizeof est, " (+ %s estimated in small blocks)", human(e, sizeof e, sum.sampled_never_freed_est));
+    printf("trace: %zu process(es)%s, %zu allocations at %zu sites, never freed %s%s%s\n", sum.n_files,
            sum.n_killed ? (ended ? " (some ended without exit)" : " (some still running)") : "", sum.n_buffers,
-           sum.n_sites, human(b, sizeof b, (double)sum.never_freed_bytes),
+           sum.n_sites, human(b, sizeof b, (double)sum.never_freed_bytes), est,
            known_t0 ? "" : " (times from the first traced process's start: no trace/t0)");
     for (size_t i = 0; i < sum.n_top; i++)
         printf("  never freed %10s%s at %s\n", human(b, sizeof b, (double)sum.top[i].never_freed_bytes),

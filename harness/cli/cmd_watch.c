@@ -715,9 +715,12 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                       w->quiet ? "" : "  ");
     }
     if (w->trace && trace_rc == 0) {
-        console_say(&con, "  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %s%s",
+        char est[64] = ""; /* small blocks never freed, estimated from the samples */
+        if (tsum.sampled_never_freed_est >= 1)
+            snprintf(est, sizeof est, " (+ %s estimated in small blocks)", fmt_bytes(b2, tsum.sampled_never_freed_est));
+        console_say(&con, "  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %s%s%s",
                     tsum.n_files, tsum.n_killed ? " (some ended without exit)" : "", tsum.n_buffers,
-                    (unsigned long long)w->trace_min, tsum.n_sites, fmt_bytes(b1, (double)tsum.never_freed_bytes),
+                    (unsigned long long)w->trace_min, tsum.n_sites, fmt_bytes(b1, (double)tsum.never_freed_bytes), est,
                     tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
         for (size_t i = 0; i < tsum.n_top; i++)
             console_say(&con, "    never freed %10s in %llu allocation(s)%s at %s",
