@@ -1,11 +1,14 @@
 /*
  * libzkbench-trace.so: the LD_PRELOAD allocation tracer of `zkbench watch
- * --trace`. Interposes the C allocator, anonymous mmap and the CUDA
- * runtime's allocation calls (where libcudart is linked dynamically) and
- * hands them to the writer (trace_io.h): allocations of at least
- * ZKBENCH_TRACE_MIN bytes one by one with their stack, smaller ones counted
- * per calling address. The real functions come from dlsym(RTLD_NEXT);
- * while that runs, a small static arena serves dlsym's own calloc.
+ * --trace`. Interposes the C allocator, anonymous mmap/munmap/mremap,
+ * mprotect (commits of PROT_NONE reservations), sbrk/brk (an allocator of
+ * the program's own), _exit, and the CUDA runtime's allocation calls (where
+ * libcudart is linked dynamically), and hands them to the writer
+ * (trace_io.h): allocations of at least ZKBENCH_TRACE_MIN bytes one by one
+ * with their stack, smaller ones counted per calling address and sampled;
+ * what the real allocator maps for itself as its own class. The real
+ * functions come from dlsym(RTLD_NEXT); while that runs, a small static
+ * arena serves dlsym's own calloc.
  */
 /* both mmap and mmap64 are defined here: no 64-bit-offset redirection */
 #undef _FILE_OFFSET_BITS
