@@ -11,6 +11,8 @@
 #   curl                        the metrics test fetches /metrics and its
 #                               errors (404, 405) as a scraper would
 #   procps                      pgrep (the sweep test finds a batch's child)
+#   heaptrack                   the tracer's reference: tests/trace's heaptrack
+#                               case compares leaks with heaptrack_print's
 # Idempotent and non-interactive like setup.sh: nothing is installed when
 # the tools are already there (a node from elsewhere, e.g. NodeSource, with
 # its own npm, is kept: Debian's npm would conflict with it).
@@ -30,6 +32,7 @@ have_pkg python3-prometheus-client || missing+=(python3-prometheus-client)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v pgrep >/dev/null 2>&1 || missing+=(procps)
+command -v heaptrack >/dev/null 2>&1 || missing+=(heaptrack)
 
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive

@@ -18,7 +18,7 @@
 const cli_cmd_t *const cli_commands[] = {
     &cli_cmd_selfcheck, &cli_cmd_bench, &cli_cmd_bench_prover, &cli_cmd_setup, &cli_cmd_prove,
     &cli_cmd_verify,    &cli_cmd_batch, &cli_cmd_analyze,      &cli_cmd_plot,  &cli_cmd_report,
-    &cli_cmd_check,     &cli_cmd_sweep, &cli_cmd_watch,        &cli_cmd_params_verify, NULL,
+    &cli_cmd_check,     &cli_cmd_sweep, &cli_cmd_watch,        &cli_cmd_params_verify, &cli_cmd_trace_collect, NULL,
 };
 
 const cli_cmd_t *cli_command_find(const char *name)
@@ -263,7 +263,7 @@ static void put_bash(FILE *f)
     for (const cli_cmd_t *const *c = cli_commands; *c; c++)
         if (!strchr((*c)->name, ' '))
             fprintf(f, "%s ", (*c)->name);
-    fputs("params version help -h --help -V --version' -- \"$cur\"))\n"
+    fputs("params trace version help -h --help -V --version' -- \"$cur\"))\n"
           "        return 0\n"
           "    fi\n"
           "    # after `--` (watch -- CMD ARGS): the words are the command's own\n"
@@ -272,6 +272,7 @@ static void put_bash(FILE *f)
           "    done\n"
           "    [ \"$cmd\" = bench ] && [ \"${COMP_WORDS[2]}\" = prover ] && cmd='bench prover'\n"
           "    [ \"$cmd\" = params ] && [ \"${COMP_WORDS[2]}\" = verify ] && cmd='params verify'\n"
+          "    [ \"$cmd\" = trace ] && [ \"${COMP_WORDS[2]}\" = collect ] && cmd='trace collect'\n"
           "    case $cmd in\n",
           f);
     for (const cli_cmd_t *const *c = cli_commands; *c; c++) {

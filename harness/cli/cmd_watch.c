@@ -114,8 +114,9 @@ static const cli_opt_t watch_opts[] = {
                                          "swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)"},
     {"trace", OPT_TRACE, NULL, "trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
                                "(one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
-                               "site: never-freed bytes, small allocations counted), marks.csv rows for\n"
-                               "zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid"},
+                               "stack: never-freed bytes, small allocations counted and sampled), marks.csv\n"
+                               "rows for zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid;\n"
+                               "`zkbench trace collect DIR` collects meanwhile"},
     {"trace-min", OPT_TRACE_MIN, "SIZE", "allocations recorded one by one from this size (default 1M)"},
     {"kill-after", OPT_KILL_AFTER, "S", "a SIGINT or SIGTERM to watch is passed on to the command's process\n"
                                         "group; S seconds later (default 10; 0: never) what is left of it\n"
@@ -478,6 +479,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     /* the run's start: the origin of samples.csv's t_ms and of the times
      * on the console (run.json's started_at) */
     double t0 = run_clock_now();
+    if (w->trace)
+        trace_env_save_t0(dir, t0); /* for `zkbench trace collect` meanwhile */
     char started_at[40];
     run_clock_utc(started_at, t0);
     /* a command's output is the user's: nothing of watch's comes before
@@ -638,6 +641,12 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                                       "buffers", (json_int_t)tsum.n_buffers, "sites", (json_int_t)tsum.n_sites,
                                       "never_freed_bytes", (json_int_t)tsum.never_freed_bytes, "symbols",
                                       tsum.symbols));
+    if (w->trace && trace_rc == 0) { /* the allocator's own mappings; processes with their own allocator */
+        json_object_set_new(json_object_get(root, "trace"), "allocator_mapped_bytes",
+                            json_integer((json_int_t)tsum.allocator_bytes));
+        json_object_set_new(json_object_get(root, "trace"), "static_allocator_processes",
+                            json_integer((json_int_t)tsum.n_static_allocator));
+    }
     if (cap)
         run_outcome_set(root, outcome, w->mem_limit, cap, have_cg ? &after : NULL);
     json_object_set_new(json_object_get(root, "config"), "kill_after_s", json_real(w->kill_after));
@@ -693,14 +702,25 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         }
     }
     if (w->trace && trace_rc == 0) {
-        console_say(&con, "  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %s%s",
+        char est[64] = ""; /* small blocks never freed, estimated from the samples */
+        if (tsum.sampled_never_freed_est >= 1)
+            snprintf(est, sizeof est, " (+ %s estimated in small blocks)", fmt_bytes(b2, tsum.sampled_never_freed_est));
+        console_say(&con, "  trace      %zu process(es)%s, %zu allocations >= %llu B at %zu sites, never freed %s%s%s",
                     tsum.n_files, tsum.n_killed ? " (some ended without exit)" : "", tsum.n_buffers,
-                    (unsigned long long)w->trace_min, tsum.n_sites, fmt_bytes(b1, (double)tsum.never_freed_bytes),
+                    (unsigned long long)w->trace_min, tsum.n_sites, fmt_bytes(b1, (double)tsum.never_freed_bytes), est,
                     tsum.symbols || !tsum.n_buffers ? "" : " (symbols not resolved: module+offset labels)");
         for (size_t i = 0; i < tsum.n_top; i++)
-            console_say(&con, "    never freed %10s in %llu allocation(s) at %s",
+            console_say(&con, "    never freed %10s in %llu allocation(s)%s at %s",
                         fmt_bytes(b1, (double)tsum.top[i].never_freed_bytes),
-                        (unsigned long long)tsum.top[i].n_never_freed, tsum.top[i].site);
+                        (unsigned long long)tsum.top[i].n_never_freed,
+                        tsum.top[i].estimated ? " and sampled small blocks (an estimate)" : "", tsum.top[i].site);
+        if (tsum.allocator_bytes) /* what it mapped beyond the live blocks is its overhead */
+            console_say(&con, "    allocator  %s mapped by the allocator itself, %s beyond the live blocks traced "
+                        "(retained, fragmentation); not counted at sites", fmt_bytes(b1, (double)tsum.allocator_bytes),
+                        fmt_bytes(b2, tsum.allocator_bytes > tsum.heap_live_bytes
+                                          ? (double)(tsum.allocator_bytes - tsum.heap_live_bytes) : 0));
+        if (tsum.n_static_allocator)
+            console_say(&con, "    note: %s, its own allocator: traced through mmap/brk only", tsum.static_allocator);
         if (!tsum.n_files)
             console_say(&con, "    no process was traced (a statically linked or setuid program ignores LD_PRELOAD)");
     }

@@ -8,7 +8,7 @@
 
 extern const cli_cmd_t cli_cmd_selfcheck, cli_cmd_bench, cli_cmd_bench_prover, cli_cmd_setup, cli_cmd_prove,
     cli_cmd_prove_zkey, cli_cmd_verify, cli_cmd_batch, cli_cmd_analyze, cli_cmd_plot, cli_cmd_check, cli_cmd_sweep,
-    cli_cmd_watch, cli_cmd_report, cli_cmd_params_verify;
+    cli_cmd_watch, cli_cmd_report, cli_cmd_params_verify, cli_cmd_trace_collect;
 
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
@@ -29,5 +29,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 /* zkbench params verify (argv[0] "params", argv[1] "verify"). */
 int cmd_params(int argc, char **argv);
+/* zkbench trace collect (argv[0] "trace", argv[1] "collect"). */
+int cmd_trace(int argc, char **argv);
 
 #endif

@@ -124,6 +124,7 @@ static const struct {
     {"analyze", cmd_analyze},      {"plot", cmd_plot},          {"report", cmd_report},
     {"check", cmd_check},          {"params", cmd_params},
     {"sweep", cmd_sweep},          {"watch", cmd_watch},        {"version", version_main},
+    {"trace", cmd_trace},
     {"help", help_main},
 };
 

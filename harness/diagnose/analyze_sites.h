@@ -14,9 +14,9 @@
 #include "harness/run/run_csv.h"
 
 typedef struct {
-    char key[128];      /* buffers.csv site column, else the kind */
-    char label[160];    /* the kind as written (function@file:line or a user tag) */
-    char function[128]; /* from sites.csv, else the label before '@' */
+    char key[256];      /* buffers.csv site column, else the kind (labels run to 255 bytes) */
+    char label[256];    /* the kind as written (function@file:line or a user tag) */
+    char function[256]; /* from sites.csv, else the label before '@' */
     char where[160];    /* "file:line" (file's base name), or "" */
     double never_freed;       /* bytes of buffers without t_free_ms (or sites.csv's, if larger) */
     double small_never_freed; /* what sites.csv counts beyond buffers.csv (below --trace-min) */

@@ -101,8 +101,12 @@ static void text_watch(FILE *f, const char *dir, const analyze_result_t *r)
             char held[24] = "-";
             if (isfinite(jv(val, "held_gib_s")))
                 snprintf(held, sizeof held, "%.3f", jv(val, "held_gib_s"));
-            fprintf(f, "  %-28.28s %-22.22s %11s %10s %12s  %s .. %s%s\n",
-                    json_string_value(json_object_get(val, "function")),
+            /* never cut (two sites may share 28 characters); a stack site's
+             * callers that tell it apart follow its function */
+            const char *lab = json_string_value(json_object_get(val, "label")), *via = lab ? strstr(lab, "<-") : NULL;
+            char fn[600];
+            snprintf(fn, sizeof fn, "%s%s", json_string_value(json_object_get(val, "function")), via ? via : "");
+            fprintf(f, "  %-28s %-22s %11s %10s %12s  %s .. %s%s\n", fn,
                     json_string_value(json_object_get(val, "where")), fb(a, jv(val, "never_freed_bytes")),
                     held, fb(b, jv(val, r->per_proof ? "growth_per_proof" : "growth_per_s")),
                     fb(c, jv(val, "growth_lo")), fb(d, jv(val, "growth_hi")),

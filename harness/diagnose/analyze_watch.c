@@ -661,7 +661,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
 
     /* -- verdict and its sentence -- */
     const growth_t *Gr = &L[rep].G;
-    char site_part[400] = "", floors_part[200] = "";
+    char site_part[800] = "", floors_part[200] = "";
     if (Gr->m > 0)
         snprintf(floors_part, sizeof floors_part, "valley floors of %s %s -> %s over %zu %s", wl_name[rep],
                  analyze_fmt_bytes(b1, sizeof b1, Gr->first), analyze_fmt_bytes(b2, sizeof b2, Gr->last), Gr->m,

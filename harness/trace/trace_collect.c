@@ -12,55 +12,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/trace/trace_collect_impl.h"
 #include "harness/trace/trace_symbols.h"
 
-#define MAX_FRAMES 32
-
-struct tbuf {
-    uint64_t t_alloc, t_free; /* ns; t_free 0: never freed */
-    uint64_t bytes;
-    size_t site;  /* index into sites */
-    size_t kind;  /* index into kinds + 1; 0: none */
-    int device;   /* -1 host, else the GPU */
-};
-
-struct tsite {
-    char label[256];
-    char *function, *file, *module, *frames;
-    int line;
-    uint64_t n_allocs, bytes_total, n_small, bytes_small, never_freed, n_never_freed;
-};
-
-struct tmark {
-    uint64_t t;
-    int pid;
-    char *name;
-};
-
-struct stack {
-    uint64_t hash;
-    int n;
-    uint64_t f[MAX_FRAMES];
-};
-
-struct collect {
-    struct tbuf *bufs;
-    size_t nbufs, capbufs;
-    struct tsite *sites;
-    size_t nsites, capsites;
-    size_t *site_index; /* open addressing over labels: site + 1, 0 empty */
-    size_t cap_index;
-    char **kinds;
-    size_t nkinds, capkinds;
-    struct tmark *marks;
-    size_t nmarks, capmarks;
-    bool symbols;
-};
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -75,7 +35,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-static uint64_t str_hash(const char *s)
+uint64_t tc_str_hash(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (; *s; s++)
@@ -83,8 +43,8 @@ static uint64_t str_hash(const char *s)
     return h;
 }
 
-/* The site labelled label (made on first use); SIZE_MAX when out of memory. */
-static size_t site_of(struct collect *c, const char *label, const struct trace_frame *fr, const char *frames)
+/* The site of key (made on first use); SIZE_MAX when out of memory. */
+static size_t site_of(struct collect *c, const char *key, const struct trace_frame *fr)
 {
     if (2 * (c->nsites + 1) > c->cap_index) {
         size_t cap = c->cap_index ? 2 * c->cap_index : 1024;
@@ -92,7 +52,7 @@ static size_t site_of(struct collect *c, const char *label, const struct trace_f
         if (!t)
             return SIZE_MAX;
         for (size_t i = 0; i < c->nsites; i++) {
-            size_t j = str_hash(c->sites[i].label) & (cap - 1);
+            size_t j = tc_str_hash(c->sites[i].key) & (cap - 1);
             while (t[j])
                 j = (j + 1) & (cap - 1);
             t[j] = i + 1;
@@ -101,28 +61,25 @@ static size_t site_of(struct collect *c, const char *label, const struct trace_f
         c->site_index = t;
         c->cap_index = cap;
     }
-    size_t j = str_hash(label) & (c->cap_index - 1);
+    size_t j = tc_str_hash(key) & (c->cap_index - 1);
     while (c->site_index[j]) {
         struct tsite *s = &c->sites[c->site_index[j] - 1];
-        if (strcmp(s->label, label) == 0) {
-            if (!s->frames && frames)
-                s->frames = strdup(frames);
+        if (strcmp(s->key, key) == 0)
             return c->site_index[j] - 1;
-        }
         j = (j + 1) & (c->cap_index - 1);
     }
     if (grow((void **)&c->sites, &c->capsites, c->nsites, sizeof *c->sites) < 0)
         return SIZE_MAX;
     struct tsite *s = &c->sites[c->nsites];
     memset(s, 0, sizeof *s);
-    snprintf(s->label, sizeof s->label, "%s", label);
+    if (!(s->key = strdup(key)))
+        return SIZE_MAX;
     if (fr) {
         s->function = fr->function ? strdup(fr->function) : NULL;
         s->file = fr->file ? strdup(fr->file) : NULL;
         s->module = strdup(fr->module);
         s->line = fr->line;
     }
-    s->frames = frames ? strdup(frames) : NULL;
     c->site_index[j] = ++c->nsites;
     return c->nsites - 1;
 }
@@ -157,6 +114,10 @@ struct pfile {
     size_t maps_len, maps_cap;
     struct stack *stacks;
     size_t nstacks, capstacks;
+    size_t *stack_index; /* open addressing by hash: stack + 1, 0 empty */
+    size_t cap_stack_index;
+    double period;       /* the sampler's mean gap in bytes (format 2), 0 before */
+    char allocator[256]; /* the W static-allocator note, "" without */
     size_t kind_map[256]; /* the file's kind id -> kinds index + 1 */
     struct open_ent *open;
     size_t cap_open, used_open;
@@ -222,38 +183,97 @@ static bool open_take(struct pfile *p, uint64_t key, size_t *buf)
 
 static struct stack *stack_find(struct pfile *p, uint64_t hash)
 {
-    for (size_t i = 0; i < p->nstacks; i++)
-        if (p->stacks[i].hash == hash)
-            return &p->stacks[i];
+    if (!p->cap_stack_index)
+        return NULL;
+    size_t j = (size_t)(hash * 0x9e3779b97f4a7c15ull >> 17) & (p->cap_stack_index - 1);
+    for (; p->stack_index[j]; j = (j + 1) & (p->cap_stack_index - 1))
+        if (p->stacks[p->stack_index[j] - 1].hash == hash)
+            return &p->stacks[p->stack_index[j] - 1];
     return NULL;
 }
 
-/* Resolves a stack to its site: the first frame outside the tracer and the
- * allocation wrappers; frames joined with ';' from there. */
+/* Indexes the newest stack (the S line just read); a stack seen again keeps the first. */
+static int stack_index_add(struct pfile *p)
+{
+    if (2 * p->nstacks > p->cap_stack_index) {
+        size_t cap = p->cap_stack_index ? 2 * p->cap_stack_index : 1024;
+        size_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -ENOMEM;
+        for (size_t i = 0; i + 1 < p->nstacks; i++) {
+            size_t j = (size_t)(p->stacks[i].hash * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+            while (t[j])
+                j = (j + 1) & (cap - 1);
+            t[j] = i + 1;
+        }
+        free(p->stack_index);
+        p->stack_index = t;
+        p->cap_stack_index = cap;
+    }
+    uint64_t h = p->stacks[p->nstacks - 1].hash;
+    if (stack_find(p, h)) {
+        p->nstacks--;
+        return 0;
+    }
+    size_t j = (size_t)(h * 0x9e3779b97f4a7c15ull >> 17) & (p->cap_stack_index - 1);
+    while (p->stack_index[j])
+        j = (j + 1) & (p->cap_stack_index - 1);
+    p->stack_index[j] = p->nstacks;
+    return 0;
+}
+
+/* The functions a program calls to allocate: in a stack, the site is
+ * outside the outermost of them (an allocator linked into the program has
+ * its own frames between them and sbrk/mmap). */
+static bool entry_function(const char *fn)
+{
+    static const char *const names[] = {"malloc", "calloc", "realloc", "free", "posix_memalign",
+                                        "aligned_alloc", "memalign", "valloc", "pvalloc", "reallocarray"};
+    /* allocators linked in under their own names (jemalloc prefixed, as Rust's
+     * tikv-jemallocator builds it; tcmalloc's and mimalloc's entry points) */
+    static const char *const prefixes[] = {"_rjem_", "je_", "tc_malloc", "tc_new", "tc_realloc", "mi_malloc",
+                                           "mi_zalloc", "mi_calloc", "mi_realloc", "mi_heap_malloc"};
+    if (!fn)
+        return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(fn, names[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(fn, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Resolves a stack to its site: from the first frame outside the tracer,
+ * the allocator and allocation wrappers, the frames joined as its key. */
 static size_t stack_site(struct collect *c, trace_syms_t *syms, const struct stack *st, bool pinned)
 {
     struct trace_frame fr[MAX_FRAMES];
-    int first = -1, first_any = -1;
+    int first = -1, first_any = -1, entry = -1;
     for (int i = 0; i < st->n; i++) {
         trace_syms_resolve(syms, st->f[i], &fr[i]);
         if (fr[i].function)
             c->symbols = true;
         if (first_any < 0 && !strstr(fr[i].module, "libzkbench-"))
             first_any = i;
-        if (first < 0 && !fr[i].wrapper)
-            first = i;
+        if (!strstr(fr[i].module, "libzkbench-") && entry_function(fr[i].function))
+            entry = i;
     }
+    for (int i = entry + 1; i < st->n && first < 0; i++)
+        if (!fr[i].wrapper && !entry_function(fr[i].function))
+            first = i;
+    for (int i = 0; i < st->n && first < 0; i++)
+        if (!fr[i].wrapper)
+            first = i;
     if (first < 0)
         first = first_any;
     if (first < 0)
-        return site_of(c, "unknown", NULL, NULL);
-    char frames[4096] = "";
-    for (int i = first; i < st->n; i++)
-        snprintf(frames + strlen(frames), sizeof frames - strlen(frames), "%s%s", i > first ? ";" : "",
-                 fr[i].label);
-    char label[256];
-    snprintf(label, sizeof label, "%s%s", pinned ? "pinned:" : "", fr[first].label);
-    return site_of(c, label, &fr[first], frames);
+        return site_of(c, "unknown", NULL);
+    char key[4096];
+    size_t n = (size_t)snprintf(key, sizeof key, "%s", pinned ? "pinned:" : "");
+    for (int i = first; i < st->n && n < sizeof key; i++)
+        n += (size_t)snprintf(key + n, sizeof key - n, "%s%s", i > first ? "\x01" : "", fr[i].label);
+    return site_of(c, key, &fr[first]);
 }
 
 /* Reads PATH.small's counters into the sites. */
@@ -265,22 +285,35 @@ static int read_small(struct collect *c, trace_syms_t *syms, struct pfile *p, co
     struct {
         char magic[8];
         uint32_t nslots, nstripes;
-        uint64_t min, reserved[5];
+        uint64_t min;
+        uint32_t keys_off, stripes_off;
+        uint64_t reserved[4];
     } h;
     int rc = 0;
     uint64_t *keys = NULL, *ctr = NULL;
-    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, "ZKTSMAL1", 8) != 0 || h.nslots == 0 ||
-        h.nslots > (1u << 24) || h.nstripes == 0 || h.nstripes > 64) {
+    /* layout 1: keys right after the 64-byte header, every stripe made up
+     * front; layout 2: offsets in the header, nstripes those reserved so far */
+    bool v1 = fread(&h, sizeof h, 1, f) == 1 && memcmp(h.magic, "ZKTSMAL1", 8) == 0;
+    bool v2 = !v1 && memcmp(h.magic, "ZKTSMAL2", 8) == 0;
+    if (v1) {
+        h.keys_off = 64;
+        h.stripes_off = 64 + 8 * h.nslots;
+    }
+    if ((!v1 && !v2) || h.nslots == 0 || h.nslots > (1u << 24) || h.nstripes > 64 ||
+        h.keys_off < sizeof h || h.stripes_off < h.keys_off + 8ull * h.nslots) {
         rc = -EINVAL;
         goto out;
     }
+    if (h.nstripes == 0)
+        goto out; /* no thread counted */
     keys = malloc((size_t)h.nslots * sizeof *keys);
     ctr = malloc((size_t)h.nslots * 2 * sizeof *ctr);
     if (!keys || !ctr) {
         rc = -ENOMEM;
         goto out;
     }
-    if (fread(keys, sizeof *keys, h.nslots, f) != h.nslots) {
+    if (fseek(f, h.keys_off, SEEK_SET) != 0 || fread(keys, sizeof *keys, h.nslots, f) != h.nslots ||
+        fseek(f, h.stripes_off, SEEK_SET) != 0) {
         rc = -EINVAL;
         goto out;
     }
@@ -302,11 +335,11 @@ static int read_small(struct collect *c, trace_syms_t *syms, struct pfile *p, co
             continue;
         size_t si;
         if (keys[i] == 1) {
-            si = site_of(c, "other-small", NULL, NULL);
+            si = site_of(c, "other-small", NULL);
         } else {
             struct trace_frame fr;
             trace_syms_resolve(syms, keys[i], &fr);
-            si = site_of(c, fr.label, &fr, fr.label);
+            si = site_of(c, fr.label, &fr);
         }
         if (si == SIZE_MAX) {
             rc = -ENOMEM;
@@ -359,10 +392,29 @@ static int read_trace(struct collect *c, const char *dir, const char *name, stru
         line[--len] = 0;
         if (lineno == 1) {
             int off = 0;
-            if (sscanf(line, "Z 1 %d %d %*u %*u %n", &p->pid, &p->ppid, &off) < 2 || !off) {
-                snprintf(err, errlen, "%s: line 1: expected the header 'Z 1 PID PPID MIN T_NS EXE'", path);
+            unsigned long long period = 0;
+            /* format 1: Z 1 PID PPID MIN T_NS EXE; 2: Z 2 PID PPID MIN PERIOD T_NS EXE */
+            if (strncmp(line, "Z 2 ", 4) == 0) {
+                if (sscanf(line, "Z 2 %d %d %*u %llu %*u %n", &p->pid, &p->ppid, &period, &off) < 3 || !off ||
+                    period == 0)
+                    off = 0;
+            } else if (sscanf(line, "Z 1 %d %d %*u %*u %n", &p->pid, &p->ppid, &off) < 2) {
+                off = 0;
+            }
+            if (!off) {
+                snprintf(err, errlen, "%s: line 1: expected the header 'Z 2 PID PPID MIN PERIOD T_NS EXE' "
+                         "(or format 1's 'Z 1 PID PPID MIN T_NS EXE')", path);
                 rc = -EINVAL;
                 goto out;
+            }
+            p->period = (double)period;
+            {
+                unsigned long long tz = 0;
+                const char *q = line + 4;
+                for (int k = 0; k < (line[2] == '2' ? 4 : 3) && q; k++)
+                    q = strchr(q, ' ') ? strchr(q, ' ') + 1 : NULL;
+                if (q && sscanf(q, "%llu", &tz) == 1 && tz && (!c->t_first || tz < c->t_first))
+                    c->t_first = tz;
             }
             snprintf(p->exe, sizeof p->exe, "%s", line + off);
             continue;
@@ -420,6 +472,34 @@ static int read_trace(struct collect *c, const char *dir, const char *name, stru
                 q = e;
             }
             p->nstacks++;
+            if (stack_index_add(p) < 0) {
+                rc = -ENOMEM;
+                goto oom;
+            }
+            break;
+        }
+        case 'W':
+            if (strncmp(line, "W static-allocator ", 19) == 0 && !p->allocator[0])
+                snprintf(p->allocator, sizeof p->allocator, "%s", line + 19);
+            else if (strncmp(line, "W ", 2) != 0)
+                p->bad_lines++;
+            break;
+        case 'R': {
+            unsigned long long t, ptr, nptr, bytes;
+            char cls[16];
+            size_t bi;
+            if (sscanf(line, "R %llu %llx %15s %llx %llu", &t, &ptr, cls, &nptr, &bytes) != 5) {
+                p->bad_lines++;
+                break;
+            }
+            /* a mapping trimmed, or the left piece of a split: same buffer, new range */
+            if (open_take(p, ptr << 8 | (unsigned char)cls[0], &bi)) {
+                c->bufs[bi].bytes = bytes;
+                if (open_put(p, nptr << 8 | (unsigned char)cls[0], bi) < 0) {
+                    rc = -ENOMEM;
+                    goto oom;
+                }
+            }
             break;
         }
         case 'K': {
@@ -451,7 +531,7 @@ static int read_trace(struct collect *c, const char *dir, const char *name, stru
             unsigned kind;
             char cls[16];
             if (sscanf(line, "A %llu %llx %llu %llx %u %15s", &t, &ptr, &bytes, &site, &kind, cls) != 6 ||
-                !strchr("hmgp", cls[0]) || kind > 255) {
+                !strchr("hmgpas", cls[0]) || kind > 255) {
                 p->bad_lines++;
                 break;
             }
@@ -467,6 +547,9 @@ static int read_trace(struct collect *c, const char *dir, const char *name, stru
             b->kind = kind ? p->kind_map[kind] : 0;
             b->device = cls[0] == 'g' ? atoi(cls + 1) : -1;
             b->site = SIZE_MAX;
+            b->cls = cls[0];
+            /* a block picked with probability 1 - exp(-bytes/period) stands for bytes / that */
+            b->weight = cls[0] == 's' && p->period > 0 ? (double)bytes / -expm1(-(double)bytes / p->period) : 0;
             pend[npend].buf = c->nbufs;
             pend[npend].stack = site;
             pend[npend].pinned = cls[0] == 'p';
@@ -508,12 +591,30 @@ static int read_trace(struct collect *c, const char *dir, const char *name, stru
         }
         /* one resolution per distinct stack */
         size_t *memo = calloc(p->nstacks ? 2 * p->nstacks : 1, sizeof *memo);
+        size_t alloc_site = SIZE_MAX;
         for (size_t i = 0; i < npend; i++) {
             struct tbuf *b = &c->bufs[pend[i].buf];
             struct stack *st = stack_find(p, pend[i].stack);
             size_t si;
-            if (!st) {
-                si = site_of(c, "unknown", NULL, NULL);
+            if (b->cls == 'a') { /* the allocator's own mappings: one site per allocator */
+                if (alloc_site == SIZE_MAX) {
+                    char key[300] = "allocator";
+                    struct trace_frame fr = {0};
+                    for (int k = 0; st && k < st->n; k++) {
+                        trace_syms_resolve(syms, st->f[k], &fr);
+                        if (fr.module[0] && !strstr(fr.module, "libzkbench-")) {
+                            const char *base = strrchr(fr.module, '/');
+                            snprintf(key, sizeof key, "allocator:%s", base ? base + 1 : fr.module);
+                            break;
+                        }
+                    }
+                    alloc_site = site_of(c, key, NULL);
+                    if (alloc_site != SIZE_MAX)
+                        c->sites[alloc_site].allocator = true;
+                }
+                si = alloc_site;
+            } else if (!st) {
+                si = site_of(c, "unknown", NULL);
             } else {
                 size_t k = (size_t)(st - p->stacks) * 2 + pend[i].pinned;
                 si = memo && memo[k] ? memo[k] - 1 : stack_site(c, syms, st, pend[i].pinned);
@@ -525,12 +626,21 @@ static int read_trace(struct collect *c, const char *dir, const char *name, stru
                 break;
             }
             b->site = si;
-            c->sites[si].n_allocs++;
-            c->sites[si].bytes_total += b->bytes;
+            struct tsite *S = &c->sites[si];
+            if (b->cls == 's') {
+                S->n_sampled++;
+                S->sampled_est += b->weight;
+                if (!b->t_free)
+                    S->never_freed_sampled_est += b->weight;
+                continue;
+            }
+            S->n_allocs++;
+            S->bytes_total += b->bytes;
             if (!b->t_free) {
-                c->sites[si].never_freed += b->bytes;
-                c->sites[si].n_never_freed++;
-                p->never_freed += b->bytes;
+                S->never_freed += b->bytes;
+                S->n_never_freed++;
+                if (b->cls != 'a')
+                    p->never_freed += b->bytes;
             }
         }
         free(memo);
@@ -558,56 +668,12 @@ out:
     return rc;
 }
 
-/* ---- output ---- */
-
-static void csv_field(FILE *f, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
-    }
-    fputc('"', f);
-}
-
-static int cmp_buf(const void *a, const void *b)
-{
-    const struct tbuf *x = a, *y = b;
-    return x->t_alloc < y->t_alloc ? -1 : x->t_alloc > y->t_alloc;
-}
-
-static int cmp_mark(const void *a, const void *b)
-{
-    const struct tmark *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
-}
-
-static const struct tsite *g_sort_sites;
-
-static int cmp_site_idx(const void *a, const void *b)
-{
-    const struct tsite *x = &g_sort_sites[*(const size_t *)a], *y = &g_sort_sites[*(const size_t *)b];
-    if (x->never_freed != y->never_freed)
-        return x->never_freed > y->never_freed ? -1 : 1;
-    uint64_t bx = x->bytes_total + x->bytes_small, by = y->bytes_total + y->bytes_small;
-    if (bx != by)
-        return bx > by ? -1 : 1;
-    return strcmp(x->label, y->label);
-}
-
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static FILE *open_out(const char *dir, const char *name, const char *mode, char *err, size_t errlen)
+FILE *tc_open_out(const char *dir, const char *name, const char *mode, char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -617,113 +683,13 @@ static FILE *open_out(const char *dir, const char *name, const char *mode, char 
     return f;
 }
 
-/* on the run's clock; what the command did before watch's t0 counts as 0 */
-static double ms(uint64_t t_ns, double t0)
-{
-    double v = (double)t_ns / 1e6 - t0 * 1e3;
-    return v > 0 ? v : 0;
-}
-
-static int write_outputs(struct collect *c, const char *run_dir, double t0, struct trace_collect_summary *sum,
-                         char *err, size_t errlen)
-{
-    qsort(c->bufs, c->nbufs, sizeof *c->bufs, cmp_buf);
-    qsort(c->marks, c->nmarks, sizeof *c->marks, cmp_mark);
-    FILE *f = open_out(run_dir, "buffers.csv", "w", err, errlen);
-    if (!f)
-        return -EIO;
-    fputs("id,kind,device,proof,partition,bytes,t_alloc_ms,t_free_ms,t_last_use_ms,site\n", f);
-    size_t m = 0;
-    for (size_t i = 0; i < c->nbufs; i++) {
-        const struct tbuf *b = &c->bufs[i];
-        const struct tsite *s = &c->sites[b->site];
-        while (m < c->nmarks && c->marks[m].t <= b->t_alloc)
-            m++;
-        char proof[24] = "", dev[24] = "host", tfree[32] = "";
-        if (c->nmarks)
-            snprintf(proof, sizeof proof, "%zu", m);
-        if (b->device >= 0)
-            snprintf(dev, sizeof dev, "gpu%d", b->device);
-        if (b->t_free)
-            snprintf(tfree, sizeof tfree, "%.3f", ms(b->t_free, t0));
-        fprintf(f, "%zu,%s,%s,%s,,%" PRIu64 ",%.3f,%s,,%s\n", i + 1, b->kind ? c->kinds[b->kind - 1] : s->label,
-                dev, proof, b->bytes, ms(b->t_alloc, t0), tfree, s->label);
-        sum->never_freed_bytes += b->t_free ? 0 : b->bytes;
-    }
-    if (fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s/buffers.csv: %s", run_dir, strerror(errno));
-        return -EIO;
-    }
-    sum->n_buffers = c->nbufs;
-
-    size_t *order = malloc((c->nsites ? c->nsites : 1) * sizeof *order);
-    if (!order) {
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < c->nsites; i++)
-        order[i] = i;
-    g_sort_sites = c->sites;
-    qsort(order, c->nsites, sizeof *order, cmp_site_idx);
-    f = open_out(run_dir, "sites.csv", "w", err, errlen);
-    if (!f) {
-        free(order);
-        return -EIO;
-    }
-    fputs("site,function,file,line,module,frames,n_allocs,bytes_total,n_small,bytes_small,never_freed_bytes\n", f);
-    for (size_t k = 0; k < c->nsites; k++) {
-        const struct tsite *s = &c->sites[order[k]];
-        fprintf(f, "%s,", s->label);
-        csv_field(f, s->function);
-        fputc(',', f);
-        csv_field(f, s->file);
-        fputc(',', f);
-        if (s->line)
-            fprintf(f, "%d", s->line);
-        fputc(',', f);
-        csv_field(f, s->module);
-        fputc(',', f);
-        csv_field(f, s->frames);
-        fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", s->n_allocs, s->bytes_total,
-                s->n_small, s->bytes_small, s->never_freed);
-        if (s->never_freed && sum->n_top < TRACE_COLLECT_TOP) {
-            snprintf(sum->top[sum->n_top].site, sizeof sum->top[0].site, "%s", s->label);
-            sum->top[sum->n_top].never_freed_bytes = s->never_freed;
-            sum->top[sum->n_top].n_never_freed = s->n_never_freed;
-            sum->n_top++;
-        }
-    }
-    free(order);
-    if (fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write %s/sites.csv: %s", run_dir, strerror(errno));
-        return -EIO;
-    }
-    sum->n_sites = c->nsites;
-
-    if (c->nmarks) {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/marks.csv", run_dir);
-        bool fresh = access(path, F_OK) != 0;
-        f = open_out(run_dir, "marks.csv", "a", err, errlen);
-        if (!f)
-            return -EIO;
-        if (fresh)
-            fputs("t_ms,pid,source,name\n", f);
-        for (size_t i = 0; i < c->nmarks; i++) {
-            fprintf(f, "%.3f,%d,api,", ms(c->marks[i].t, t0), c->marks[i].pid);
-            csv_field(f, c->marks[i].name);
-            fputc('\n', f);
-        }
-        if (fclose(f) != 0) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-            return -EIO;
-        }
-    }
-    sum->n_marks = c->nmarks;
-    return 0;
-}
-
 int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *sum, char *err, size_t errlen)
+{
+    return trace_collect_marks(run_dir, t0, /* marks= */ true, sum, err, errlen);
+}
+
+int trace_collect_marks(const char *run_dir, double t0, bool marks, struct trace_collect_summary *sum, char *err,
+                        size_t errlen)
 {
     memset(sum, 0, sizeof *sum);
     char dir[PATH_MAX + 16];
@@ -751,24 +717,34 @@ int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *
     if (nnames)
         qsort(names, nnames, sizeof *names, name_cmp);
     struct collect c = {0};
-    FILE *idx = rc == 0 ? open_out(dir, "processes.csv", "w", err, errlen) : NULL;
+    FILE *idx = rc == 0 ? tc_open_out(dir, "processes.csv", "w", err, errlen) : NULL;
     if (rc == 0 && !idx)
         rc = -EIO;
     if (idx)
-        fputs("file,pid,ppid,exited,exe,n_alloc,n_free,never_freed_bytes,n_small,bytes_small,bad_lines\n", idx);
+        fputs("file,pid,ppid,exited,exe,n_alloc,n_free,never_freed_bytes,n_small,bytes_small,bad_lines,allocator\n", idx);
     for (size_t i = 0; i < nnames && rc == 0; i++) {
         struct pfile p = {0};
         rc = read_trace(&c, dir, names[i], &p, err, errlen);
         if (rc == 0) {
             fprintf(idx, "%s,%d,%d,%d,", names[i], p.pid, p.ppid, p.exited);
-            csv_field(idx, p.exe);
-            fprintf(idx, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu\n", p.n_alloc, p.n_free,
+            tc_csv_field(idx, p.exe);
+            fprintf(idx, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%zu,", p.n_alloc, p.n_free,
                     p.never_freed, p.n_small, p.bytes_small, p.bad_lines);
+            if (p.allocator[0]) {
+                char note[300];
+                snprintf(note, sizeof note, "static:%s", p.allocator);
+                tc_csv_field(idx, note);
+                if (!c.n_static++)
+                    snprintf(c.static_note, sizeof c.static_note, "pid %d (%.100s): malloc is %.120s", p.pid, p.exe,
+                             p.allocator);
+            }
+            fputc('\n', idx);
             sum->n_files++;
             sum->n_killed += !p.exited;
         }
         free(p.maps);
         free(p.stacks);
+        free(p.stack_index);
         free(p.open);
     }
     if (idx && fclose(idx) != 0 && rc == 0) {
@@ -776,17 +752,19 @@ int trace_collect(const char *run_dir, double t0, struct trace_collect_summary *
         rc = -EIO;
     }
     if (rc == 0)
-        rc = write_outputs(&c, run_dir, t0, sum, err, errlen);
+        rc = tc_write_outputs(&c, run_dir, t0, marks, sum, err, errlen);
     sum->symbols = c.symbols;
+    sum->n_static_allocator = c.n_static;
+    snprintf(sum->static_allocator, sizeof sum->static_allocator, "%s", c.static_note);
     for (size_t i = 0; i < nnames; i++)
         free(names[i]);
     free(names);
     free(c.bufs);
     for (size_t i = 0; i < c.nsites; i++) {
+        free(c.sites[i].key);
         free(c.sites[i].function);
         free(c.sites[i].file);
         free(c.sites[i].module);
-        free(c.sites[i].frames);
     }
     free(c.sites);
     free(c.site_index);

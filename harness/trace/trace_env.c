@@ -145,3 +145,32 @@ int trace_find_lib(char *out, size_t cap, const char *name)
     closedir(d);
     return rc;
 }
+
+/* ---- the clock origin, for a collection outside watch ---- */
+
+void trace_env_save_t0(const char *run_dir, double t0)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/trace/t0", run_dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "%.9f\n", t0);
+    fclose(f);
+}
+
+int trace_env_load_t0(const char *run_dir, double *t0)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/trace/t0", run_dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    double v;
+    int ok = fscanf(f, "%lf", &v) == 1 && v >= 0;
+    fclose(f);
+    if (!ok)
+        return -EINVAL;
+    *t0 = v;
+    return 0;
+}

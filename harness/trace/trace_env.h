@@ -24,4 +24,10 @@ int trace_env_set(const char *run_dir, uint64_t min, char *err, size_t errlen);
  * (its empty trace/ is removed), else NULL. */
 void trace_env_restore(const char *abandoned_run_dir);
 
+/* Writes RUN_DIR/trace/t0 (the run's clock origin, seconds of
+ * CLOCK_MONOTONIC) for `zkbench trace collect`; best effort. Reads it back:
+ * 0, or -errno. */
+void trace_env_save_t0(const char *run_dir, double t0);
+int trace_env_load_t0(const char *run_dir, double *t0);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "harness/trace/trace_io.h"
+#include "harness/trace/trace_io_impl.h"
 
 #include <errno.h>
 #include <execinfo.h>
@@ -22,14 +23,21 @@
 
 __thread int tio_busy __attribute__((tls_model("initial-exec")));
 static __thread int tls_kind __attribute__((tls_model("initial-exec")));
-static __thread unsigned tls_stripe __attribute__((tls_model("initial-exec")));
 
 static int g_fd = -1;
-static volatile int g_on;
+static volatile int g_on; /* the file is open */
+/* not open yet: 1 open at the first event, 2 at the first recorded one (a
+ * fork child: its small counts before then are dropped, most such children
+ * only exec); 0 tracing is off */
+static volatile int g_lazy;
+static pthread_mutex_t g_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static char g_static_alloc[256]; /* where the program's own malloc is, or "" */
+static int open_files(void);
 static uint64_t g_min = 1u << 20;
 static char g_dir[PATH_MAX - 64];
 static char g_suffix[16];
 static bool g_want_small;
+static int g_pid; /* the process the file was opened for */
 
 void *tio_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, long off)
 {
@@ -42,8 +50,34 @@ int tio_sys_munmap(void *addr, size_t len)
     return (int)syscall(SYS_munmap, addr, len);
 }
 
+int tio_cur_kind(void)
+{
+    return tls_kind;
+}
+
+bool tio_file_open(void)
+{
+    return g_on;
+}
+
 bool tio_on(void)
 {
+    return g_on || g_lazy;
+}
+
+/* Opens the files on the first event that needs them; whether they are open. */
+bool tio_ensure_open(bool recorded)
+{
+    if (__builtin_expect(g_on, 1))
+        return true;
+    if (!g_lazy || (g_lazy == 2 && !recorded))
+        return false;
+    pthread_mutex_lock(&g_open_lock);
+    if (!g_on && g_lazy) {
+        g_lazy = 0;
+        open_files();
+    }
+    pthread_mutex_unlock(&g_open_lock);
     return g_on;
 }
 
@@ -61,24 +95,19 @@ uint64_t tio_now_ns(void)
 
 /* ---- line building (no stdio) ---- */
 
-struct line {
-    char b[1536];
-    size_t n;
-};
-
-static void put_str(struct line *l, const char *s)
+void tio_put_str(struct tio_line *l, const char *s)
 {
     while (*s && l->n < sizeof l->b - 2)
         l->b[l->n++] = *s++;
 }
 
-static void put_ch(struct line *l, char c)
+void tio_put_ch(struct tio_line *l, char c)
 {
     if (l->n < sizeof l->b - 1)
         l->b[l->n++] = c;
 }
 
-static void put_u64(struct line *l, uint64_t v)
+void tio_put_u64(struct tio_line *l, uint64_t v)
 {
     char tmp[24];
     int i = 0;
@@ -87,10 +116,10 @@ static void put_u64(struct line *l, uint64_t v)
         v /= 10;
     } while (v);
     while (i)
-        put_ch(l, tmp[--i]);
+        tio_put_ch(l, tmp[--i]);
 }
 
-static void put_hex(struct line *l, uint64_t v)
+void tio_put_hex(struct tio_line *l, uint64_t v)
 {
     char tmp[20];
     int i = 0;
@@ -99,19 +128,19 @@ static void put_hex(struct line *l, uint64_t v)
         v >>= 4;
     } while (v);
     while (i)
-        put_ch(l, tmp[--i]);
+        tio_put_ch(l, tmp[--i]);
 }
 
 /* A name on one line: no control characters, at most 200 bytes. */
-static void put_name(struct line *l, const char *s)
+void tio_put_name(struct tio_line *l, const char *s)
 {
     for (int i = 0; s[i] && i < 200; i++)
-        put_ch(l, (unsigned char)s[i] < 32 ? ' ' : s[i]);
+        tio_put_ch(l, (unsigned char)s[i] < 32 ? ' ' : s[i]);
 }
 
-static void write_line(struct line *l)
+void tio_write_line(struct tio_line *l)
 {
-    put_ch(l, '\n');
+    tio_put_ch(l, '\n');
     if (!g_on || g_fd < 0)
         return;
     const char *p = l->b;
@@ -122,6 +151,7 @@ static void write_line(struct line *l)
             continue;
         if (w <= 0) {
             g_on = 0; /* full disk or any error: stop tracing, never the program */
+            g_lazy = 0;
             return;
         }
         p += w;
@@ -166,14 +196,14 @@ static void maps_line(const char *s, size_t n)
         g_ranges[g_nranges].hi = hi;
         g_nranges++;
     }
-    struct line l = {.n = 0};
-    put_str(&l, "M ");
+    struct tio_line l = {.n = 0};
+    tio_put_str(&l, "M ");
     size_t len = (size_t)(s + n - s);
     if (len > sizeof l.b - 8)
         len = sizeof l.b - 8;
     memcpy(l.b + l.n, s, len);
     l.n += len;
-    write_line(&l);
+    tio_write_line(&l);
 }
 
 /* Snapshot of /proc/self/maps; caller holds g_maps_lock. */
@@ -183,10 +213,10 @@ static void maps_dump(void)
     if (fd < 0)
         return;
     g_nranges = 0;
-    struct line mark = {.n = 0};
-    put_str(&mark, "N ");
-    put_u64(&mark, tio_now_ns());
-    write_line(&mark);
+    struct tio_line mark = {.n = 0};
+    tio_put_str(&mark, "N ");
+    tio_put_u64(&mark, tio_now_ns());
+    tio_write_line(&mark);
     static char buf[65536]; /* under g_maps_lock */
     size_t have = 0;
     for (;;) {
@@ -257,12 +287,12 @@ static int g_nkinds;
 
 static void kind_line(int id)
 {
-    struct line l = {.n = 0};
-    put_str(&l, "K ");
-    put_u64(&l, (uint64_t)id);
-    put_ch(&l, ' ');
-    put_name(&l, g_kinds[id]);
-    write_line(&l);
+    struct tio_line l = {.n = 0};
+    tio_put_str(&l, "K ");
+    tio_put_u64(&l, (uint64_t)id);
+    tio_put_ch(&l, ' ');
+    tio_put_name(&l, g_kinds[id]);
+    tio_write_line(&l);
 }
 
 void tio_kind(const char *name)
@@ -271,6 +301,8 @@ void tio_kind(const char *name)
         tls_kind = 0;
         return;
     }
+    if (!tio_ensure_open(true))
+        return;
     pthread_mutex_lock(&g_kind_lock);
     int id = 0;
     for (int i = 1; i <= g_nkinds && !id; i++)
@@ -287,12 +319,14 @@ void tio_kind(const char *name)
 
 void tio_mark(const char *name)
 {
-    struct line l = {.n = 0};
-    put_str(&l, "P ");
-    put_u64(&l, tio_now_ns());
-    put_ch(&l, ' ');
-    put_name(&l, name && *name ? name : "mark");
-    write_line(&l);
+    if (!tio_ensure_open(true))
+        return;
+    struct tio_line l = {.n = 0};
+    tio_put_str(&l, "P ");
+    tio_put_u64(&l, tio_now_ns());
+    tio_put_ch(&l, ' ');
+    tio_put_name(&l, name && *name ? name : "mark");
+    tio_write_line(&l);
 }
 
 /* ---- live recorded allocations: 64 stripes of open addressing ---- */
@@ -347,7 +381,8 @@ static bool live_insert(uintptr_t addr, uintptr_t cls)
     }
     if (ok) {
         live_put(g_live[s].t, g_live[s].cap, addr, cls);
-        __atomic_add_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
+        if (cls != TIO_SAMPLED) /* sampled blocks have their own filter (tio_sfilter) */
+            __atomic_add_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
         g_live[s].n++;
         __atomic_add_fetch(&g_nlive, 1, __ATOMIC_RELAXED);
     }
@@ -382,7 +417,8 @@ static bool live_remove(uintptr_t addr, uintptr_t cls)
                 i = j;
             }
             t[i].addr = 0;
-            __atomic_sub_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
+            if (cls != TIO_SAMPLED)
+                __atomic_sub_fetch(&tio_filter[tio_filter_slot(addr)], 1, __ATOMIC_RELAXED);
             g_live[s].n--;
             __atomic_sub_fetch(&g_nlive, 1, __ATOMIC_RELAXED);
         }
@@ -407,73 +443,6 @@ static void live_clear(void)
     memset(tio_filter, 0, sizeof tio_filter);
 }
 
-/* ---- small allocations: keys and striped counters in PID-N.small ---- */
-
-#define SMALL_SLOTS (1u << 14)
-#define SMALL_STRIPES 16
-static unsigned g_next_stripe;
-struct small_hdr {
-    char magic[8]; /* "ZKTSMAL1" */
-    uint32_t nslots, nstripes;
-    uint64_t min;
-    uint64_t reserved[5];
-};
-struct small_ctr {
-    uint64_t count, bytes;
-};
-static char *g_small; /* the mapping, or NULL */
-static size_t g_small_len;
-
-static size_t small_len(void)
-{
-    return sizeof(struct small_hdr) + SMALL_SLOTS * sizeof(uint64_t) +
-           (size_t)SMALL_STRIPES * SMALL_SLOTS * sizeof(struct small_ctr);
-}
-
-void tio_small(uintptr_t site, uint64_t bytes)
-{
-    char *m = g_small;
-    if (!m || !g_on)
-        return;
-    uint64_t *keys = (uint64_t *)(m + sizeof(struct small_hdr));
-    struct small_ctr *ctr = (struct small_ctr *)(keys + SMALL_SLOTS);
-    uint64_t key = site ? site : 1;
-    size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (SMALL_SLOTS - 1);
-    for (unsigned probe = 0;; probe++, i = (i + 1) & (SMALL_SLOTS - 1)) {
-        if (i == 0 && probe < 64)
-            continue; /* slot 0 is the overflow's */
-        uint64_t cur = __atomic_load_n(&keys[i], __ATOMIC_RELAXED);
-        if (cur == key)
-            break;
-        if (probe >= 64) {
-            i = 0; /* table full here: slot 0 holds the overflow (key 1) */
-            __atomic_store_n(&keys[0], 1, __ATOMIC_RELAXED);
-            break;
-        }
-        if (cur == 0) {
-            uint64_t zero = 0;
-            if (__atomic_compare_exchange_n(&keys[i], &zero, key, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
-                zero == key)
-                break;
-        }
-    }
-    /* the first SMALL_STRIPES - 1 threads own a stripe each (plain adds: no
-     * other thread writes it); later threads share the last one, atomically */
-    unsigned st = tls_stripe;
-    if (!st) {
-        unsigned k = __atomic_add_fetch(&g_next_stripe, 1, __ATOMIC_RELAXED);
-        st = tls_stripe = k < SMALL_STRIPES ? k : SMALL_STRIPES;
-    }
-    struct small_ctr *c = &ctr[(size_t)(st - 1) * SMALL_SLOTS + i];
-    if (st < SMALL_STRIPES) {
-        __atomic_store_n(&c->count, __atomic_load_n(&c->count, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&c->bytes, __atomic_load_n(&c->bytes, __ATOMIC_RELAXED) + bytes, __ATOMIC_RELAXED);
-    } else {
-        __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&c->bytes, bytes, __ATOMIC_RELAXED);
-    }
-}
-
 /* ---- allocation events ---- */
 
 static uint64_t stack_hash(const uintptr_t *f, int n)
@@ -487,13 +456,13 @@ static uint64_t stack_hash(const uintptr_t *f, int n)
     return h ? h : 1;
 }
 
-void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
+/* The calling stack (skip frames left out), its S line written once: the site. */
+__attribute__((noinline)) uint64_t tio_take_stack(int skip)
 {
-    if (!g_on)
-        return;
     void *raw[TIO_MAX_FRAMES + 8];
-    if (skip < 0 || skip > 8)
+    if (skip < 0 || skip > 6)
         skip = 0;
+    skip += 1; /* take_stack itself */
     int n = backtrace(raw, TIO_MAX_FRAMES + skip) - skip;
     if (n < 0)
         n = 0;
@@ -506,36 +475,65 @@ void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
         if (!maps_known(frames, n))
             maps_dump(); /* a module loaded since the last snapshot */
         pthread_mutex_unlock(&g_maps_lock);
-        struct line l = {.n = 0};
-        put_str(&l, "S ");
-        put_hex(&l, site);
-        put_ch(&l, ' ');
-        put_u64(&l, (uint64_t)n);
+        struct tio_line l = {.n = 0};
+        tio_put_str(&l, "S ");
+        tio_put_hex(&l, site);
+        tio_put_ch(&l, ' ');
+        tio_put_u64(&l, (uint64_t)n);
         for (int i = 0; i < n; i++) {
-            put_ch(&l, ' ');
-            put_hex(&l, frames[i]);
+            tio_put_ch(&l, ' ');
+            tio_put_hex(&l, frames[i]);
         }
-        write_line(&l);
+        tio_write_line(&l);
     }
+    return site;
+}
+
+void tio_a_line(uintptr_t ptr, uint64_t bytes, uint64_t site, int kind, int cls, int device)
+{
+    struct tio_line l = {.n = 0};
+    tio_put_str(&l, "A ");
+    tio_put_u64(&l, tio_now_ns());
+    tio_put_ch(&l, ' ');
+    tio_put_hex(&l, ptr);
+    tio_put_ch(&l, ' ');
+    tio_put_u64(&l, bytes);
+    tio_put_ch(&l, ' ');
+    tio_put_hex(&l, site);
+    tio_put_ch(&l, ' ');
+    tio_put_u64(&l, (uint64_t)kind);
+    tio_put_ch(&l, ' ');
+    tio_put_ch(&l, (char)cls);
+    if (cls == TIO_GPU)
+        tio_put_u64(&l, (uint64_t)(device < 0 ? 0 : device));
+    tio_write_line(&l);
+}
+
+void tio_f_line(uintptr_t ptr, int cls)
+{
+    struct tio_line l = {.n = 0};
+    tio_put_str(&l, "F ");
+    tio_put_u64(&l, tio_now_ns());
+    tio_put_ch(&l, ' ');
+    tio_put_hex(&l, ptr);
+    tio_put_ch(&l, ' ');
+    tio_put_ch(&l, (char)cls);
+    tio_write_line(&l);
+}
+
+void tio_alloc(uintptr_t ptr, uint64_t bytes, int cls, int device, int skip)
+{
+    if (!tio_ensure_open(true))
+        return;
+    uint64_t site = tio_take_stack(skip);
     uintptr_t key = cls == TIO_GPU ? (uintptr_t)TIO_GPU + 256u * (uintptr_t)(device + 1) : (uintptr_t)cls;
     if (!live_insert(ptr, key))
         return;
-    struct line l = {.n = 0};
-    put_str(&l, "A ");
-    put_u64(&l, tio_now_ns());
-    put_ch(&l, ' ');
-    put_hex(&l, ptr);
-    put_ch(&l, ' ');
-    put_u64(&l, bytes);
-    put_ch(&l, ' ');
-    put_hex(&l, site);
-    put_ch(&l, ' ');
-    put_u64(&l, (uint64_t)tls_kind);
-    put_ch(&l, ' ');
-    put_ch(&l, (char)cls);
-    if (cls == TIO_GPU)
-        put_u64(&l, (uint64_t)(device < 0 ? 0 : device));
-    write_line(&l);
+    if (cls == TIO_SAMPLED) {
+        __atomic_add_fetch(&tio_sfilter[tio_sfilter_slot(ptr)], 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&tio_nsampled, 1, __ATOMIC_RELAXED);
+    }
+    tio_a_line(ptr, bytes, site, tls_kind, cls, device);
 }
 
 bool tio_free(uintptr_t ptr, int cls)
@@ -554,15 +552,30 @@ bool tio_free(uintptr_t ptr, int cls)
     }
     if (!found)
         return false;
-    struct line l = {.n = 0};
-    put_str(&l, "F ");
-    put_u64(&l, tio_now_ns());
-    put_ch(&l, ' ');
-    put_hex(&l, ptr);
-    put_ch(&l, ' ');
-    put_ch(&l, (char)cls);
-    write_line(&l);
+    if (cls == TIO_SAMPLED) {
+        __atomic_sub_fetch(&tio_sfilter[tio_sfilter_slot(ptr)], 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&tio_nsampled, 1, __ATOMIC_RELAXED);
+    }
+    tio_f_line(ptr, cls);
     return true;
+}
+
+static void w_line(void)
+{
+    struct tio_line l = {.n = 0};
+    tio_put_str(&l, "W static-allocator ");
+    tio_put_name(&l, g_static_alloc);
+    tio_write_line(&l);
+}
+
+void tio_note_static_allocator(const char *where)
+{
+    bool was_open = g_on;
+    strncpy(g_static_alloc, where && *where ? where : "?", sizeof g_static_alloc - 1);
+    if (was_open)
+        w_line();
+    else
+        tio_ensure_open(true); /* open_files writes the W line */
 }
 
 /* ---- files ---- */
@@ -573,15 +586,15 @@ static int open_files(void)
     int pid = (int)getpid();
     int fd = -1;
     unsigned n;
-    struct line name = {.n = 0};
+    struct tio_line name = {.n = 0};
     for (n = 0; n < 10000; n++) {
         name.n = 0;
-        put_str(&name, g_dir);
-        put_ch(&name, '/');
-        put_u64(&name, (uint64_t)pid);
-        put_ch(&name, '-');
-        put_u64(&name, n);
-        put_str(&name, g_suffix);
+        tio_put_str(&name, g_dir);
+        tio_put_ch(&name, '/');
+        tio_put_u64(&name, (uint64_t)pid);
+        tio_put_ch(&name, '-');
+        tio_put_u64(&name, n);
+        tio_put_str(&name, g_suffix);
         if (name.n + 8 >= sizeof path)
             return -ENAMETOOLONG;
         memcpy(path, name.b, name.n);
@@ -602,49 +615,38 @@ static int open_files(void)
     }
     if (g_want_small) {
         strcpy(path + name.n, ".small");
-        int sfd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        size_t len = small_len();
-        char *m = MAP_FAILED;
-        /* blocks reserved up front: a full disk fails here, never as SIGBUS later */
-        if (sfd >= 0 && posix_fallocate(sfd, 0, (off_t)len) == 0)
-            m = tio_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
-        if (sfd >= 0)
-            close(sfd);
-        if (m == MAP_FAILED) {
+        if (tio_small_create(path, g_min) < 0) {
             close(fd);
-            unlink(path);
             return -ENOSPC;
         }
-        struct small_hdr *h = (struct small_hdr *)m;
-        memcpy(h->magic, "ZKTSMAL1", 8);
-        h->nslots = SMALL_SLOTS;
-        h->nstripes = SMALL_STRIPES;
-        h->min = g_min;
-        g_small = m;
-        g_small_len = len;
     }
     g_fd = fd;
+    g_pid = pid;
     g_on = 1;
-    struct line l = {.n = 0};
+    struct tio_line l = {.n = 0};
     char exe[PATH_MAX];
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[el > 0 ? el : 0] = 0;
-    put_str(&l, "Z 1 ");
-    put_u64(&l, (uint64_t)pid);
-    put_ch(&l, ' ');
-    put_u64(&l, (uint64_t)getppid());
-    put_ch(&l, ' ');
-    put_u64(&l, g_min);
-    put_ch(&l, ' ');
-    put_u64(&l, tio_now_ns());
-    put_ch(&l, ' ');
-    put_name(&l, exe);
-    write_line(&l);
+    tio_put_str(&l, "Z 2 ");
+    tio_put_u64(&l, (uint64_t)pid);
+    tio_put_ch(&l, ' ');
+    tio_put_u64(&l, (uint64_t)getppid());
+    tio_put_ch(&l, ' ');
+    tio_put_u64(&l, g_min);
+    tio_put_ch(&l, ' ');
+    tio_put_u64(&l, TIO_SAMPLE_PERIOD);
+    tio_put_ch(&l, ' ');
+    tio_put_u64(&l, tio_now_ns());
+    tio_put_ch(&l, ' ');
+    tio_put_name(&l, exe);
+    tio_write_line(&l);
     pthread_mutex_lock(&g_maps_lock);
     maps_dump();
     pthread_mutex_unlock(&g_maps_lock);
     for (int i = 1; i <= g_nkinds; i++)
         kind_line(i);
+    if (g_static_alloc[0])
+        w_line();
     return 0;
 }
 
@@ -672,12 +674,16 @@ int tio_init(const char *suffix, bool small_table)
     if (seen == MAP_FAILED)
         return -ENOMEM;
     g_seen = seen;
-    return open_files();
+    g_lazy = 1; /* the files are made at the first event */
+    return 0;
 }
 
 void tio_fork_prepare(void)
 {
+    pthread_mutex_lock(&g_open_lock);
     pthread_mutex_lock(&g_kind_lock);
+    tio_ranges_lock();
+    tio_small_lock();
     pthread_mutex_lock(&g_maps_lock);
     for (int s = 0; s < LIVE_STRIPES; s++)
         pthread_mutex_lock(&g_live[s].lock);
@@ -688,39 +694,45 @@ void tio_fork_parent(void)
     for (int s = LIVE_STRIPES - 1; s >= 0; s--)
         pthread_mutex_unlock(&g_live[s].lock);
     pthread_mutex_unlock(&g_maps_lock);
+    tio_small_unlock();
+    tio_ranges_unlock();
     pthread_mutex_unlock(&g_kind_lock);
+    pthread_mutex_unlock(&g_open_lock);
 }
 
 void tio_after_fork_child(void)
 {
     tio_fork_parent();
-    bool was_on = g_on;
+    bool was_on = g_on || g_lazy;
     g_on = 0;
+    g_lazy = 0;
     if (g_fd >= 0)
         close(g_fd);
     g_fd = -1;
-    if (g_small)
-        tio_sys_munmap(g_small, g_small_len);
-    g_small = NULL;
-    /* the child's one thread takes the first stripe of its fresh table */
-    g_next_stripe = 0;
-    tls_stripe = 0;
+    tio_small_drop(); /* the child's one thread takes the first stripe of its fresh table */
     if (!was_on)
         return;
-    /* the child's allocations and stacks go to its own file; what it
-     * inherited belongs to the parent's record */
+    /* the child's allocations and stacks go to its own file, made at its
+     * first recorded event; what it inherited belongs to the parent's record */
     live_clear();
+    tio_ranges_clear();
+    tio_nsampled = 0;
+    memset(tio_sfilter, 0, sizeof tio_sfilter);
     if (g_seen)
         memset(g_seen, 0, SEEN_SLOTS * sizeof(uint64_t));
-    open_files();
+    g_lazy = 2;
 }
 
 void tio_exit(void)
 {
-    struct line l = {.n = 0};
-    put_str(&l, "X ");
-    put_u64(&l, tio_now_ns());
-    write_line(&l);
+    /* a vfork child shares the parent's memory and fd: its _exit is not the
+     * parent's exit */
+    if (!g_on || (int)getpid() != g_pid)
+        return;
+    struct tio_line l = {.n = 0};
+    tio_put_str(&l, "X ");
+    tio_put_u64(&l, tio_now_ns());
+    tio_write_line(&l);
 }
 
 /* ---- the fork handlers of a tracing library (tio_atfork) ---- */

@@ -20,15 +20,24 @@ enum tio_class {
     TIO_MMAP = 'm',   /* anonymous mmap */
     TIO_GPU = 'g',    /* device memory, followed by the device number */
     TIO_PINNED = 'p', /* page-locked host memory (cudaMallocHost, cuMemHostAlloc) */
+    TIO_ALLOCATOR = 'a', /* mapped by the allocator itself (jemalloc's extents): its overhead */
+    TIO_SAMPLED = 's',   /* a small heap block picked by the Poisson sampler */
 };
+
+/* One sample per this many bytes of small allocations, on average
+ * (jemalloc's and tcmalloc's profilers use 512 KiB too). */
+#define TIO_SAMPLE_PERIOD (512u * 1024u)
 
 #define TIO_MAX_FRAMES 16
 
-/* Reads ZKBENCH_TRACE_DIR / ZKBENCH_TRACE_MIN and opens this process's
- * file, named PID-N<suffix>.trace; 0, or -errno (tracing stays off).
- * small_table: also map the per-site counters of small allocations. */
+/* Reads ZKBENCH_TRACE_DIR / ZKBENCH_TRACE_MIN; this process's file,
+ * PID-N<suffix>.trace, is made at its first event (a process that records
+ * nothing leaves no file); 0, or -errno (tracing stays off).
+ * small_table: also map the per-site counters of small allocations
+ * (PID-N.small, grown by one stripe per counting thread). */
 int tio_init(const char *suffix, bool small_table);
-/* After fork, in the child: a file of its own, the parent's tables cleared. */
+/* After fork, in the child: the parent's tables cleared; a file of its own
+ * at its first recorded event (a child that only execs leaves none). */
 void tio_after_fork_child(void);
 void tio_fork_prepare(void);
 void tio_fork_parent(void);
@@ -66,8 +75,58 @@ static inline bool tio_maybe_live(uintptr_t ptr)
     return __atomic_load_n(&tio_filter[tio_filter_slot(ptr)], __ATOMIC_RELAXED) != 0;
 }
 
+/* A counting filter over the pages of live sampled blocks: zero
+ * means ptr is certainly not a sampled block. One load, no lock: the check
+ * each small free makes while any sampled block is live. */
+#define TIO_SFILTER_BITS 14
+extern __attribute__((visibility("hidden"))) uint16_t tio_sfilter[1u << TIO_SFILTER_BITS];
+/* by 4 KiB page, not by address: a heap's frees come page by page, so the
+ * few lines of this 32 KiB table they touch stay cached */
+static inline size_t tio_sfilter_slot(uintptr_t ptr)
+{
+    return (size_t)(ptr >> 12) & ((1u << TIO_SFILTER_BITS) - 1);
+}
+static inline bool tio_maybe_sampled(uintptr_t ptr)
+{
+    return __atomic_load_n(&tio_sfilter[tio_sfilter_slot(ptr)], __ATOMIC_RELAXED) != 0;
+}
+
 /* Counts a small allocation of bytes under the return address site. */
 void tio_small(uintptr_t site, uint64_t bytes);
+/* Whether this small allocation of bytes is the calling thread's next
+ * Poisson sample (exponential gaps of mean TIO_SAMPLE_PERIOD bytes): the
+ * thread's bytes left to its next sample, inline; the draw out of line. */
+extern __thread int64_t tio_until __attribute__((tls_model("initial-exec")));
+bool tio_sample_draw(void);
+static inline bool tio_sample_due(uint64_t bytes)
+{
+    tio_until -= (int64_t)bytes;
+    return tio_until <= 0 && tio_sample_draw();
+}
+/* Whether any sampled block is live (free's check for small blocks). */
+extern __attribute__((visibility("hidden"))) long tio_nsampled;
+static inline bool tio_any_sampled(void)
+{
+    return __atomic_load_n(&tio_nsampled, __ATOMIC_RELAXED) > 0;
+}
+
+/* Mapped ranges, matched by range (docs/trace-format.md): the tracer keeps
+ * every recorded mapping and every PROT_NONE reservation as intervals.
+ * tio_map records [p, p+len) of cls (TIO_MMAP or TIO_ALLOCATOR; stack taken
+ * here) or, reserve, remembers it uncounted; whatever it overlapped is cut
+ * first (MAP_FIXED). tio_unmap cuts [p, p+len): a recorded mapping cut at an
+ * end is trimmed (R line), cut in the middle split (R, and A with the same
+ * site), covered ended (F). tio_protect: prot none decommits (cut, kept as
+ * reservation), else the reserved parts of the range become recorded
+ * mappings of cls (commits). tio_remap moves a recorded range (its site kept). */
+void tio_map(uintptr_t p, uint64_t len, int cls, bool reserve, int skip);
+void tio_unmap(uintptr_t p, uint64_t len);
+void tio_protect(uintptr_t p, uint64_t len, bool none, int cls, int skip);
+void tio_remap(uintptr_t old, uint64_t old_len, uintptr_t p, uint64_t len, int skip);
+
+/* The program's malloc is not the tracer's (an allocator linked into the
+ * executable): one W line says so, naming where malloc lives. */
+void tio_note_static_allocator(const char *where);
 
 void tio_mark(const char *name);
 /* Sets the calling thread's kind (NULL clears). */

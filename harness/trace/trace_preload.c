@@ -1,11 +1,14 @@
 /*
  * libzkbench-trace.so: the LD_PRELOAD allocation tracer of `zkbench watch
- * --trace`. Interposes the C allocator, anonymous mmap and the CUDA
- * runtime's allocation calls (where libcudart is linked dynamically) and
- * hands them to the writer (trace_io.h): allocations of at least
- * ZKBENCH_TRACE_MIN bytes one by one with their stack, smaller ones counted
- * per calling address. The real functions come from dlsym(RTLD_NEXT);
- * while that runs, a small static arena serves dlsym's own calloc.
+ * --trace`. Interposes the C allocator, anonymous mmap/munmap/mremap,
+ * mprotect (commits of PROT_NONE reservations), sbrk/brk (an allocator of
+ * the program's own), _exit, and the CUDA runtime's allocation calls (where
+ * libcudart is linked dynamically), and hands them to the writer
+ * (trace_io.h): allocations of at least ZKBENCH_TRACE_MIN bytes one by one
+ * with their stack, smaller ones counted per calling address and sampled;
+ * what the real allocator maps for itself as its own class. The real
+ * functions come from dlsym(RTLD_NEXT); while that runs, a small static
+ * arena serves dlsym's own calloc.
  */
 /* both mmap and mmap64 are defined here: no 64-bit-offset redirection */
 #undef _FILE_OFFSET_BITS
@@ -55,12 +58,36 @@ static size_t (*real_usable)(void *);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
+static int (*real_mprotect)(void *, size_t, int);
+static void *(*real_sbrk)(intptr_t);
+static int (*real_brk)(void *);
 
 static int resolving;
 static int glibc_heap; /* the real malloc is glibc's: its chunk header can be read */
 static volatile int ready; /* the writer is open */
 static uint64_t min_bytes = 1u << 20;
 static __thread int in_cuda __attribute__((tls_model("initial-exec")));
+/* inside the real allocator: what it maps then is its own (class 'a') */
+static __thread int in_alloc __attribute__((tls_model("initial-exec")));
+static const void *alloc_base; /* the real malloc's module, when it is not libc */
+static size_t page = 4096;
+
+#define IN_ALLOC(expr) (in_alloc++, (expr)); in_alloc--
+
+static size_t page_up(size_t n)
+{
+    return (n + page - 1) & ~(page - 1);
+}
+
+/* Whether a mapping call returning to ra is the allocator's own: made
+ * inside one of its calls, or from its module (a background thread). */
+static bool by_allocator(void *ra)
+{
+    if (in_alloc)
+        return true;
+    Dl_info info;
+    return alloc_base && dladdr(ra, &info) && info.dli_fbase == alloc_base;
+}
 
 /* ---- the bootstrap arena (dlsym's calloc before malloc is known) ---- */
 
@@ -107,6 +134,9 @@ static void resolve(void)
     RESOLVE(real_mmap, "mmap");
     RESOLVE(real_munmap, "munmap");
     RESOLVE(real_mremap, "mremap");
+    RESOLVE(real_mprotect, "mprotect");
+    RESOLVE(real_sbrk, "sbrk");
+    RESOLVE(real_brk, "brk");
     resolving = 0;
 }
 
@@ -125,6 +155,12 @@ static inline void note(void *p, size_t n, int cls, void *ra)
     int (*probe)(void) = atomic_load_explicit(&cuda_probe, memory_order_relaxed);
     if (n < min_bytes || in_cuda || (probe && probe())) {
         tio_small((uintptr_t)ra, n);
+        /* one in every TIO_SAMPLE_PERIOD bytes, on average, gets its stack */
+        if (cls == TIO_HEAP && n < min_bytes && !in_cuda && tio_sample_due(n)) {
+            tio_busy = 1;
+            tio_alloc((uintptr_t)p, n, TIO_SAMPLED, 0, 1);
+            tio_busy = 0;
+        }
         return;
     }
     tio_busy = 1;
@@ -132,17 +168,33 @@ static inline void note(void *p, size_t n, int cls, void *ra)
     tio_busy = 0;
 }
 
+/* A sampled small block ends: its F line (the filter: one load, no lock). */
+static inline void unnote_sampled(void *p)
+{
+    if (tio_any_sampled() && tio_maybe_sampled((uintptr_t)p)) {
+        tio_busy = 1;
+        tio_free((uintptr_t)p, TIO_SAMPLED);
+        tio_busy = 0;
+    }
+}
+
 /* Before p goes back to the allocator: true when it was recorded. */
 static inline bool unnote_heap(void *p)
 {
-    if (!ready || !tio_maybe_live((uintptr_t)p) || tio_busy)
+    if (!ready || tio_busy)
         return false;
+    if (!tio_maybe_live((uintptr_t)p)) {
+        unnote_sampled(p);
+        return false;
+    }
     /* a region holding a recorded block holds small ones too: the block's
      * size tells them apart before any lock. glibc's chunk size sits just
      * before p, on the line free reads anyway; malloc_usable_size would
      * also read the next chunk's header (a second miss) */
-    if (glibc_heap ? (((const size_t *)p)[-1] & ~(size_t)7) < min_bytes : real_usable && real_usable(p) < min_bytes)
+    if (glibc_heap ? (((const size_t *)p)[-1] & ~(size_t)7) < min_bytes : real_usable && real_usable(p) < min_bytes) {
+        unnote_sampled(p);
         return false;
+    }
     tio_busy = 1;
     bool was = tio_free((uintptr_t)p, TIO_HEAP);
     tio_busy = 0;
@@ -158,7 +210,7 @@ EXPORT void *malloc(size_t n)
         if (!real_malloc)
             return boot_alloc(n);
     }
-    void *p = real_malloc(n);
+    void *p = IN_ALLOC(real_malloc(n));
     note(p, n, TIO_HEAP, __builtin_return_address(0));
     return p;
 }
@@ -174,7 +226,7 @@ EXPORT void *calloc(size_t k, size_t n)
             return boot_alloc(total); /* static storage: already zero */
         }
     }
-    void *p = real_calloc(k, n);
+    void *p = IN_ALLOC(real_calloc(k, n));
     size_t total;
     if (p && !__builtin_mul_overflow(k, n, &total))
         note(p, total, TIO_HEAP, __builtin_return_address(0));
@@ -191,7 +243,9 @@ EXPORT void free(void *p)
             return;
     }
     unnote_heap(p);
+    in_alloc++;
     real_free(p);
+    in_alloc--;
 }
 
 EXPORT void *realloc(void *p, size_t n)
@@ -211,7 +265,7 @@ EXPORT void *realloc(void *p, size_t n)
     /* the old block leaves the table before the allocator may hand its
      * address to another thread */
     bool was = p && unnote_heap(p);
-    void *q = real_realloc(p, n);
+    void *q = IN_ALLOC(real_realloc(p, n));
     if (!q && n && was) {
         tio_busy = 1; /* it failed: the old block is still there */
         tio_alloc((uintptr_t)p, real_usable(p), TIO_HEAP, 0, 1);
@@ -227,7 +281,7 @@ EXPORT int posix_memalign(void **ret, size_t align, size_t n)
         resolve();
     if (!real_posix_memalign)
         return ENOMEM;
-    int rc = real_posix_memalign(ret, align, n);
+    int rc = IN_ALLOC(real_posix_memalign(ret, align, n));
     if (rc == 0)
         note(*ret, n, TIO_HEAP, __builtin_return_address(0));
     return rc;
@@ -237,7 +291,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (!real_aligned_alloc)
         resolve();
-    void *p = real_aligned_alloc ? real_aligned_alloc(align, n) : NULL;
+    void *p = IN_ALLOC(real_aligned_alloc ? real_aligned_alloc(align, n) : NULL);
     note(p, n, TIO_HEAP, __builtin_return_address(0));
     return p;
 }
@@ -246,7 +300,7 @@ EXPORT void *memalign(size_t align, size_t n)
 {
     if (!real_memalign)
         resolve();
-    void *p = real_memalign ? real_memalign(align, n) : NULL;
+    void *p = IN_ALLOC(real_memalign ? real_memalign(align, n) : NULL);
     note(p, n, TIO_HEAP, __builtin_return_address(0));
     return p;
 }
@@ -255,7 +309,7 @@ EXPORT void *valloc(size_t n)
 {
     if (!real_valloc)
         resolve();
-    void *p = real_valloc ? real_valloc(n) : NULL;
+    void *p = IN_ALLOC(real_valloc ? real_valloc(n) : NULL);
     note(p, n, TIO_HEAP, __builtin_return_address(0));
     return p;
 }
@@ -264,26 +318,37 @@ EXPORT void *pvalloc(size_t n)
 {
     if (!real_pvalloc)
         resolve();
-    void *p = real_pvalloc ? real_pvalloc(n) : NULL;
+    void *p = IN_ALLOC(real_pvalloc ? real_pvalloc(n) : NULL);
     note(p, n, TIO_HEAP, __builtin_return_address(0));
     return p;
 }
 
-/* ---- anonymous mappings ---- */
+/* ---- anonymous mappings, matched by range ---- */
 
 static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off, void *ra)
 {
     if (!real_mmap && !resolving)
         resolve();
-    bool track = ready && !tio_busy && (flags & MAP_ANONYMOUS) && prot != PROT_NONE;
-    if (ready && !tio_busy && (flags & MAP_FIXED) && tio_maybe_live((uintptr_t)addr)) {
-        tio_busy = 1; /* a fixed mapping replaces whatever was there */
-        tio_free((uintptr_t)addr, TIO_MMAP);
-        tio_busy = 0;
-    }
     void *r = real_mmap ? real_mmap(addr, len, prot, flags, fd, off) : tio_sys_mmap(addr, len, prot, flags, fd, off);
-    if (r != MAP_FAILED && track)
-        note(r, len, TIO_MMAP, ra);
+    if (r == MAP_FAILED || !ready || tio_busy)
+        return r;
+    size_t n = page_up(len);
+    tio_busy = 1;
+    if (!(flags & MAP_ANONYMOUS)) {
+        if (flags & MAP_FIXED) /* a file mapping replaces whatever was there */
+            tio_unmap((uintptr_t)r, n);
+    } else if (prot == PROT_NONE) {
+        tio_map((uintptr_t)r, n, 0, /* reserve= */ true, 1); /* not memory until committed */
+    } else if (by_allocator(ra)) {
+        tio_map((uintptr_t)r, n, TIO_ALLOCATOR, false, 1);
+    } else if (len >= min_bytes) {
+        tio_map((uintptr_t)r, n, TIO_MMAP, false, 1);
+    } else {
+        if (flags & MAP_FIXED)
+            tio_unmap((uintptr_t)r, n);
+        tio_small((uintptr_t)ra, len);
+    }
+    tio_busy = 0;
     return r;
 }
 
@@ -301,9 +366,11 @@ EXPORT int munmap(void *addr, size_t len)
 {
     if (!real_munmap && !resolving)
         resolve();
-    if (ready && !tio_busy && tio_maybe_live((uintptr_t)addr)) {
+    /* cut before the call: once it returns, another thread may be given the
+     * range again and record it */
+    if (ready && !tio_busy) {
         tio_busy = 1;
-        tio_free((uintptr_t)addr, TIO_MMAP);
+        tio_unmap((uintptr_t)addr, page_up(len));
         tio_busy = 0;
     }
     return real_munmap ? real_munmap(addr, len) : tio_sys_munmap(addr, len);
@@ -320,23 +387,102 @@ EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
     }
     if (!real_mremap && !resolving)
         resolve();
-    bool was = false;
-    if (ready && !tio_busy && tio_maybe_live((uintptr_t)old)) {
-        tio_busy = 1;
-        was = tio_free((uintptr_t)old, TIO_MMAP);
-        tio_busy = 0;
-    }
     void *r = real_mremap ? real_mremap(old, old_len, new_len, flags, new_addr)
                           : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
-    if (was) {
+    if (r != MAP_FAILED && ready && !tio_busy) {
         tio_busy = 1;
-        if (r == MAP_FAILED)
-            tio_alloc((uintptr_t)old, old_len, TIO_MMAP, 0, 1);
-        else if (new_len >= min_bytes)
-            tio_alloc((uintptr_t)r, new_len, TIO_MMAP, 0, 1);
+        tio_remap((uintptr_t)old, page_up(old_len), (uintptr_t)r, page_up(new_len), 1);
         tio_busy = 0;
     }
     return r;
+}
+
+/* Reserve-then-commit (WebAssembly, the JVM, Go): PROT_NONE, then mprotect. */
+EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+    if (!real_mprotect && !resolving)
+        resolve();
+    int rc = real_mprotect ? real_mprotect(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
+    if (rc == 0 && ready && !tio_busy) {
+        tio_busy = 1;
+        tio_protect((uintptr_t)addr, page_up(len), prot == PROT_NONE,
+                    by_allocator(__builtin_return_address(0)) ? TIO_ALLOCATOR : TIO_MMAP, 1);
+        tio_busy = 0;
+    }
+    return rc;
+}
+
+/* The program break: what an allocator of its own grows with. */
+static void brk_moved(uintptr_t from, uintptr_t to, void *ra)
+{
+    if (from == to || !ready || tio_busy)
+        return;
+    tio_busy = 1;
+    if (to > from)
+        tio_map(from, to - from, by_allocator(ra) ? TIO_ALLOCATOR : TIO_MMAP, false, 2);
+    else
+        tio_unmap(to, from - to);
+    tio_busy = 0;
+}
+
+EXPORT void *sbrk(intptr_t inc)
+{
+    if (!real_sbrk && !resolving)
+        resolve();
+    if (!real_sbrk) {
+        errno = ENOMEM;
+        return (void *)-1;
+    }
+    void *old = real_sbrk(inc);
+    if (old != (void *)-1 && inc)
+        brk_moved((uintptr_t)old, (uintptr_t)old + (uintptr_t)inc, __builtin_return_address(0));
+    return old;
+}
+
+EXPORT int brk(void *addr)
+{
+    if (!real_brk && !resolving)
+        resolve();
+    if (!real_brk || !real_sbrk) {
+        errno = ENOMEM;
+        return -1;
+    }
+    void *old = real_sbrk(0);
+    int rc = real_brk(addr);
+    if (rc == 0 && old != (void *)-1)
+        brk_moved((uintptr_t)old, (uintptr_t)addr, __builtin_return_address(0));
+    return rc;
+}
+
+/* ---- _exit: an exit too (shells end so), with its X line ---- */
+
+EXPORT __attribute__((noreturn)) void _exit(int status);
+EXPORT __attribute__((noreturn)) void _Exit(int status);
+
+static __attribute__((noreturn)) void exit_now(const char *name, int status)
+{
+    if (ready && !tio_busy) {
+        tio_busy = 1;
+        tio_exit();
+        tio_busy = 0; /* a vfork child shares this thread's memory with its parent */
+    }
+    void (*real)(int);
+    void *sym = dlsym(RTLD_NEXT, name);
+    memcpy(&real, &sym, sizeof real);
+    if (real)
+        real(status);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+EXPORT void _exit(int status)
+{
+    exit_now("_exit", status);
+}
+
+EXPORT void _Exit(int status)
+{
+    exit_now("_Exit", status);
 }
 
 /* ---- the CUDA runtime, where it is a shared library ---- */
@@ -498,6 +644,9 @@ EXPORT int zkbench_trace_in_cuda(void)
 
 /* ---- start, fork, exit ---- */
 
+static void trace_start(void);
+static void (*const trace_start_addr)(void) = trace_start; /* an address inside this library */
+
 __attribute__((constructor)) static void trace_start(void)
 {
     resolve();
@@ -508,11 +657,25 @@ __attribute__((constructor)) static void trace_start(void)
     void *m;
     memcpy(&m, &real_malloc, sizeof m);
     glibc_heap = m && dladdr(m, &info) && info.dli_fname && strstr(info.dli_fname, "/libc.so");
+    if (m && !glibc_heap && dladdr(m, &info))
+        alloc_base = info.dli_fbase; /* jemalloc, tcmalloc, ... as a shared library */
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps > 0)
+        page = (size_t)ps;
     int rc = tio_init("", /* small_table= */ true);
     if (rc == 0) {
         min_bytes = tio_min();
         tio_atfork(&ready);
         ready = 1;
+        /* a malloc that is not this library's comes first (an allocator
+         * linked into the executable): our malloc is never called, the
+         * allocator's mmap and brk calls are what can be seen */
+        void *def = dlsym(RTLD_DEFAULT, "malloc");
+        Dl_info self, other;
+        if (def && dladdr((void *)(uintptr_t)trace_start_addr, &self) && dladdr(def, &other) &&
+            other.dli_fbase != self.dli_fbase) {
+            tio_note_static_allocator(other.dli_fname && other.dli_fname[0] ? other.dli_fname : "the executable");
+        }
     }
     tio_busy = 0;
 }

@@ -78,7 +78,7 @@ section GLOSSARY >"$tmp/gloss.txt"
 for term in pw "L0 tracked" "L1 heap" "L2 allocator" "L3 process" g "valley floor" muzzy; do
   grep -q "^ \{7\}$term\b" "$tmp/gloss.txt" || fail "GLOSSARY does not define '$term'"
 done
-grep -A3 "^ \{7\}pw\b" "$tmp/gloss.txt" | grep -q "synthesized in parallel" || fail "GLOSSARY: pw is not partitions synthesized in parallel"
+grep -A3 "^ \{7\}pw\b" "$tmp/gloss.txt" | tr -s " \t" "  " | grep -q "synthesized in parallel" || fail "GLOSSARY: pw is not partitions synthesized in parallel"
 
 # meson install: the page and the completion where man and bash-completion look
 if command -v meson >/dev/null 2>&1; then

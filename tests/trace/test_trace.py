@@ -57,7 +57,8 @@ def total(rows, col):
 
 
 BUF_HEADER = "id,kind,device,proof,partition,bytes,t_alloc_ms,t_free_ms,t_last_use_ms,site"
-SITE_HEADER = "site,function,file,line,module,frames,n_allocs,bytes_total,n_small,bytes_small,never_freed_bytes"
+SITE_HEADER = ("site,function,file,line,module,frames,n_allocs,bytes_total,n_small,bytes_small,never_freed_bytes,"
+               "n_sampled,bytes_sampled_est,never_freed_sampled_est,allocator_live_bytes")
 
 # ---- a malloc leak in a loop ----
 out, r = watch("t_leak", "20")
@@ -272,7 +273,7 @@ tr = [f for f in os.listdir(full["ZKBENCH_TRACE_DIR"]) if f.endswith(".trace")]
 size = os.path.getsize(os.path.join(full["ZKBENCH_TRACE_DIR"], tr[0])) if tr else 0
 with open(os.path.join(full["ZKBENCH_TRACE_DIR"], tr[0])) if tr else open(os.devnull) as f:
     lines = f.read().split("\n")
-check(len(tr) == 1 and 0 < size <= 9 << 19 and lines[0].startswith("Z 1 ") and len(lines) > 1000,
+check(len(tr) == 1 and 0 < size <= 9 << 19 and lines[0].startswith("Z 2 ") and len(lines) > 1000,
       f"the trace stopped at the limit ({size} B) with its lines readable")
 
 # ---- bad input ----

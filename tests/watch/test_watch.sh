@@ -111,8 +111,9 @@ for d, thinned in ((sys.argv[1], True), (sys.argv[2], False)):
     if max(int(r["rss"]) for r in rows) != peak:
         bad.append("%s: the peak of samples.csv %s, the sampler saw %d" % (d, max(int(r["rss"]) for r in rows), peak))
     if thinned:
-        # about 1.6 s after the start of thinning, intervals of 0.25 s: at most 3 rows each
-        if len(late) > 3 * 8 or len(rows) >= ticks * 0.6:
+        # intervals of 0.25 s after 0.8 s: at most 3 rows each (the span as run)
+        span = float(rows[-1]["t_ms"]) - 800
+        if len(late) > 3 * (int(span / 250) + 2) or len(rows) >= ticks * 0.6:
             bad.append("thinned: %d rows (%d late) of %d ticks" % (len(rows), len(late), ticks))
         ts = {r["t_ms"] for r in rows}
         if any(p["t_ms"] not in ts for p in csv.DictReader(open(d + "/procs.csv"))):
