@@ -14,7 +14,7 @@ import sys
 FLOORS = {
     "analyze_names": 0,
     "analyze_stats": 1, "analyze_load": 1, "analyze_sites": 1,
-    "capacity": 2, "analyze_model": 2,
+    "capacity": 2, "analyze_model": 2, "analyze_busy": 2,
     "analyze_rules": 3, "analyze_watch": 3,
     "analyze_engine": 4,
     "analyze_text": 5,
