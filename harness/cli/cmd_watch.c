@@ -187,44 +187,6 @@ static int read_series(const char *path, double **t, double **y, size_t *n)
     return 0;
 }
 
-/* True when pid has ended: gone, or a zombie that its parent has not yet
- * reaped (kill(pid, 0) still succeeds on one). */
-static bool watch_proc_ended(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT || errno == ESRCH;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return true; /* the entry went away between open and read */
-    buf[n] = 0;
-    /* "pid (comm) S ...": comm may hold spaces and parentheses */
-    const char *p = strrchr(buf, ')');
-    if (!p || p[1] != ' ')
-        return false;
-    return p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
-}
-
-/* After sampler_start found no memory to read: whether the process has
- * ended (then the run is empty, not an error). A command is our child, so
- * its status is collected here; a --pid process gets a moment to finish
- * exiting. */
-static bool watch_ended_early(pid_t pid, bool child, int *status)
-{
-    if (child)
-        return waitpid(pid, status, 0) == pid;
-    for (int i = 0; i < 50; i++) {
-        if (watch_proc_ended(pid))
-            return true;
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    return false;
-}
-
 /* What to watch and how (the options, checked). */
 struct watch_opts {
     pid_t pid;        /* --pid, or 0 */
@@ -507,7 +469,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     int status = 0, exit_code = 0;
     bool ended = false, reaped = false;
     int rc = sampler_start(&s, &sc, csv);
-    if (rc == -ESRCH && watch_ended_early(pid, cmd != NULL, &status)) {
+    if (rc == -ESRCH && watch_proc_ended_early(pid, cmd != NULL, &status)) {
         /* it ended before the first sample: an empty run, the status kept */
         ended = reaped = true;
         sampler_write_header_cfg(csv, &sc);

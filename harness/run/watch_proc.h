@@ -57,4 +57,11 @@ void watch_proc_guard_release(int *fd);
 /* Whether any process of group pgid is left. */
 bool watch_proc_group_alive(pid_t pgid);
 
+/* True when pid has ended: gone, or a zombie its parent has not reaped. */
+bool watch_proc_ended(pid_t pid);
+/* After the sampler found no memory to read: whether the process ended
+ * (the run is then empty, not an error). A command (child) is reaped into
+ * *status; a --pid process gets about a second to finish exiting. */
+bool watch_proc_ended_early(pid_t pid, bool child, int *status);
+
 #endif
