@@ -457,22 +457,7 @@ int cmd_sweep(int argc, char **argv)
     if (have_model)
         analyze_result_clear(&model);
 
-    /* the plot, by the plot command in a process of its own (after what
-     * this process printed) */
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char *args[] = {"zkbench", "plot", dir, NULL};
-        execv("/proc/self/exe", args);
-        _exit(127);
-    }
-    int st = 0;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
-    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        cli_error(0, "sweep: the plot failed; the table is in %s/sweep.md", dir);
-    printf("sweep: capacity table in %s/sweep.md (sweep.csv, sweep-model.csv)\n\n", dir);
-    sweep_print_table(stdout, row, n_rows, ram, mem_limit);
+    sweep_plot_and_print(dir, row, n_rows, ram, mem_limit);
     int status = 0;
     if (verify) {
         printf("%s\n", verdict_line);

@@ -307,20 +307,7 @@ int sweep_command(const struct sweep_command_opts *o)
                : m.f > 0     ? "4096 or more (pw adds little memory)"
                              : "any (pw adds no memory)");
 
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char *args[] = {"zkbench", "plot", dir, NULL};
-        execv("/proc/self/exe", args);
-        _exit(127);
-    }
-    int st = 0;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
-    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        cli_error(0, "sweep: the plot failed; the table is in %s/sweep.md", dir);
-    printf("sweep: capacity table in %s/sweep.md (sweep.csv, sweep-model.csv)\n\n", dir);
-    sweep_print_table(stdout, row, n_rows, o->ram, o->mem_limit);
+    sweep_plot_and_print(dir, row, n_rows, o->ram, o->mem_limit);
     int status = 0;
     if (o->verify) {
         printf("%s\n", verdict_line);

@@ -36,6 +36,9 @@ typedef bool (*sweep_predict_fn)(const void *model, unsigned pw, double *peak, d
  * written. */
 bool sweep_write_tables(const char *dir, const struct sweep_row *row, size_t n, sweep_predict_fn predict,
                         const void *model, uint64_t ram, uint64_t mem_limit, unsigned pw_top);
+/* Plots dir's sweep (zkbench plot, in a process of its own; a failure is
+ * one line, the table stays), then prints the table. */
+void sweep_plot_and_print(const char *dir, const struct sweep_row *row, size_t n, uint64_t ram, uint64_t mem_limit);
 /* The table for people: sweep.csv's columns, aligned. */
 void sweep_print_table(FILE *f, const struct sweep_row *row, size_t n, uint64_t ram, uint64_t mem_limit);
 

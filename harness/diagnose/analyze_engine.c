@@ -15,6 +15,7 @@
 #include "harness/diagnose/analyze_rules.h"
 #include "harness/diagnose/analyze_run.h"
 #include "harness/diagnose/analyze_watch.h"
+#include "harness/run/proc_stat.h"
 #include "harness/diagnose/capacity.h"
 
 /* What each verdict means, in the words of the question it answers. */
@@ -30,28 +31,6 @@ static const char *verdict_gloss(analyze_verdict_t v)
     case ANALYZE_HEALTHY: break;
     }
     return "no leak, retention, queue pile-up or long holds";
-}
-
-/* Field 22 of /proc/PID/stat (as run_outcome_writer records it); 0 when
- * there is no such process. */
-static unsigned long long proc_start_ticks(long pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    unsigned long long v = 0;
-    for (int field = 2; p && *p && field < 22; p++)
-        if (*p == ' ')
-            field++;
-    if (p && sscanf(p, "%llu", &v) != 1)
-        v = 0;
-    return v;
 }
 
 /* Whether the process that wrote run.json ("writer") still runs: 1 yes,
@@ -72,7 +51,7 @@ static int writer_alive(const json_t *w)
     }
     if (boot && boot[0] && now[0] && strcmp(boot, now) != 0)
         return 0;
-    unsigned long long st = proc_start_ticks((long)json_integer_value(jp));
+    unsigned long long st = proc_stat_start_ticks((pid_t)(long)json_integer_value(jp));
     if (st == 0)
         return 0;
     return !json_is_integer(jt) || json_integer_value(jt) == 0 || (unsigned long long)json_integer_value(jt) == st;

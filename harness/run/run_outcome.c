@@ -1,6 +1,7 @@
 /* How a run ended, in its run.json; see run_outcome.h. */
 #define _GNU_SOURCE
 #include "harness/run/run_outcome.h"
+#include "harness/run/proc_stat.h"
 
 #include <errno.h>
 #include <math.h>
@@ -123,28 +124,6 @@ void run_outcome_set(json_t *root, const char *outcome, uint64_t limit_bytes, co
     json_object_set_new(root, "memory_events", ev);
 }
 
-/* Field 22 (starttime) of /proc/PID/stat; 0 when unreadable. The command
- * name (field 2) may hold spaces and parentheses: count from its end. */
-static unsigned long long proc_start_ticks(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    unsigned long long v = 0;
-    for (int field = 2; p && *p && field < 22; p++)
-        if (*p == ' ')
-            field++;
-    if (p && sscanf(p, "%llu", &v) != 1)
-        v = 0;
-    return v;
-}
-
 json_t *run_outcome_writer(void)
 {
     char boot[64] = "";
@@ -156,6 +135,6 @@ json_t *run_outcome_writer(void)
         boot[strcspn(boot, "\n")] = '\0';
     }
     return json_pack("{s:I, s:I, s:s}", "pid", (json_int_t)getpid(), "start_ticks",
-                     (json_int_t)proc_start_ticks(getpid()), "boot_id", boot);
+                     (json_int_t)proc_stat_start_ticks(getpid()), "boot_id", boot);
 }
 
