@@ -106,7 +106,13 @@ for scenario in ("linear", "sawtooth-leak", "sawtooth", "steady", "cache", "site
         if j is None:
             continue
         results[name] = (d, truth, j)
-        if j["verdict"] != truth["verdict"]:
+        # without proof boundaries a healthy sawtooth's floors may not rule a
+        # leak out (issue 25: inconclusive, saying what would decide, is an
+        # answer; the opposite verdict never is). The panel (panel.py)
+        # bounds how often.
+        unsure = (truth["verdict"] in ("healthy", "bounded") and shape == "windows"
+                  and j["verdict"] == "inconclusive" and j.get("decide"))
+        if j["verdict"] != truth["verdict"] and not unsure:
             fail("%s: verdict %s, expected %s (%s)" % (name, j["verdict"], truth["verdict"], j["reason"]))
         if j.get("run_kind") != "watch" or not j.get("reason") or "evidence" not in j:
             fail("%s: run_kind/reason/evidence missing: %s" % (name, list(j)))
