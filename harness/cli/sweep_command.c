@@ -165,13 +165,12 @@ static void point_row(struct sweep_row *r, unsigned pw, int code, const char *ru
     r->s_per_proof = r->peak = r->footprint = r->predicted = r->low = r->high = NAN;
     snprintf(r->outcome, sizeof r->outcome, "failed");
     snprintf(r->verdict, sizeof r->verdict, "-");
-    if (code < 0 || code == 2 || code == 127)
-        return; /* no run folder to read */
-    if (sweep_analyze_point(r, NULL, run_dir, limit, margin, limit_from) < 0)
-        snprintf(r->outcome, sizeof r->outcome, "failed");
-    else if (code == 3)
-        snprintf(r->outcome, sizeof r->outcome, "oom-killed");
-    else if (code != 0)
+    if (code < 0 || access(run_dir, F_OK) != 0)
+        return; /* watch refused before it made the run folder */
+    /* the outcome is run.json's: watch exits with the command's own status,
+     * so exit 3 is an OOM kill only when run.json says so */
+    if (sweep_analyze_point(r, NULL, run_dir, limit, margin, limit_from) < 0 ||
+        (code != 0 && strcmp(r->outcome, "oom-killed") != 0))
         snprintf(r->outcome, sizeof r->outcome, "failed");
 }
 
@@ -269,7 +268,7 @@ int sweep_command(const struct sweep_command_opts *o)
             sweep_line_predict(&m, w, &r->predicted, &r->low, &r->high);
             r->footprint = m.f;
             pw_top = w > pw_top ? w : pw_top;
-            bool killed = code == 3, done = code == 0 && strcmp(r->outcome, "complete") == 0;
+            bool killed = strcmp(r->outcome, "oom-killed") == 0, done = code == 0 && strcmp(r->outcome, "complete") == 0;
             if (!killed && !done) {
                 verified = false;
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len, "; pw %u failed (exit %d; see %s)",

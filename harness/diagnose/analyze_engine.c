@@ -41,14 +41,8 @@ static int writer_alive(const json_t *w)
     const char *boot = json_string_value(json_object_get(w, "boot_id"));
     if (!json_is_integer(jp) || json_integer_value(jp) <= 0)
         return -1;
-    char now[64] = "";
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(now, sizeof now, f))
-            now[0] = '\0';
-        fclose(f);
-        now[strcspn(now, "\n")] = '\0';
-    }
+    char now[64];
+    proc_stat_boot_id(now, sizeof now);
     if (boot && boot[0] && now[0] && strcmp(boot, now) != 0)
         return 0;
     unsigned long long st = proc_stat_start_ticks((pid_t)(long)json_integer_value(jp));

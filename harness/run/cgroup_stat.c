@@ -187,38 +187,14 @@ int cgroup_stat_open(cgroup_stat_t **ret, const char *path, char *err, size_t er
     return 0;
 }
 
-/* Opens file which anew: a cgroup removed and made again at the same path
- * (a restarted service) has new files, and the old descriptors read ENODEV
- * for good. 0, or -errno (still gone; the descriptor stays -1). */
+/* Opens file which anew (cg_same: the cgroup was made again at its path).
+ * 0, or -errno (the descriptor stays -1). */
 static int cg_reopen(cgroup_stat_t *c, int which)
 {
     if (c->fd[which] >= 0)
         close(c->fd[which]);
     c->fd[which] = c->names[which] ? open_in(c, c->names[which]) : -1;
     return c->fd[which] >= 0 ? 0 : -errno;
-}
-
-/* Whether a failed read means the file's cgroup is gone (removed, or
- * being made again). */
-static bool cg_gone(int e)
-{
-    return e == ENODEV || e == ENOENT || e == ESTALE || e == EBADF;
-}
-
-/* pread of file which from off into buf; once reopened when its cgroup
- * was gone (cg_reopen). Bytes or -errno. */
-static ssize_t cg_pread(cgroup_stat_t *c, int which, char *buf, size_t cap, off_t off)
-{
-    for (int attempt = 0;; attempt++) {
-        ssize_t n = c->fd[which] >= 0 ? pread(c->fd[which], buf, cap, off) : -1;
-        int e = c->fd[which] >= 0 ? errno : EBADF;
-        if (n >= 0)
-            return n;
-        if (attempt > 0 || !cg_gone(e) || !c->names[which])
-            return -e;
-        if (cg_reopen(c, which) < 0)
-            return -ENOENT;
-    }
 }
 
 /* Whether the cgroup is still the one the files were opened in: a removed
@@ -230,7 +206,9 @@ static int cg_same(cgroup_stat_t *c)
     struct stat st;
     if (stat(c->path, &st) != 0)
         return -ENOENT;
-    if (st.st_dev == c->dev && st.st_ino == c->ino)
+    /* the same folder, its files open (a folder caught while being made
+     * may have had none yet: opened again) */
+    if (st.st_dev == c->dev && st.st_ino == c->ino && c->fd[CG_CURRENT] >= 0)
         return 0;
     c->dev = st.st_dev;
     c->ino = st.st_ino;
@@ -239,16 +217,16 @@ static int cg_same(cgroup_stat_t *c)
     return 0;
 }
 
-/* pread of a whole small file into c->buf. Bytes or -errno. */
+/* pread of a whole small file into c->buf. Bytes or -errno (-ENOENT: a
+ * file this version has not, or memory.peak before Linux 5.19). A read of
+ * a cgroup removed since cg_same fails: that tick's cells stay empty. */
 static ssize_t cg_read(cgroup_stat_t *c, int which)
 {
-    if (c->fd[which] < 0 && !(c->version == 2 && which == CG_PEAK) && !c->names[which])
+    if (c->fd[which] < 0)
         return -ENOENT;
-    if (c->fd[which] < 0 && c->version == 2 && which == CG_PEAK)
-        return -ENOENT; /* memory.peak: absent before Linux 5.19 */
-    ssize_t n = cg_pread(c, which, c->buf, sizeof c->buf - 1, 0);
+    ssize_t n = pread(c->fd[which], c->buf, sizeof c->buf - 1, 0);
     if (n < 0)
-        return n;
+        return -errno;
     c->buf[n] = '\0';
     return n;
 }
@@ -339,9 +317,9 @@ int cgroup_stat_procs(cgroup_stat_t *c, const pid_t **pids, size_t *n)
     /* cgroup.procs can outgrow buf: read it in pieces, keeping a split number */
     size_t keep = 0;
     for (off_t off = 0;;) {
-        ssize_t got = cg_pread(c, CG_PROCS, c->buf + keep, sizeof c->buf - 1 - keep, off);
+        ssize_t got = pread(c->fd[CG_PROCS], c->buf + keep, sizeof c->buf - 1 - keep, off);
         if (got < 0)
-            return (int)got;
+            return -errno;
         off += got;
         size_t len = keep + (size_t)got;
         c->buf[len] = '\0';

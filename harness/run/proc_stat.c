@@ -26,3 +26,15 @@ unsigned long long proc_stat_start_ticks(pid_t pid)
     return v;
 }
 
+
+void proc_stat_boot_id(char *out, size_t cap)
+{
+    out[0] = '\0';
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f)
+        return;
+    if (!fgets(out, (int)cap, f))
+        out[0] = '\0';
+    fclose(f);
+    out[strcspn(out, "\n")] = '\0';
+}

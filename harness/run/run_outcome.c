@@ -126,14 +126,8 @@ void run_outcome_set(json_t *root, const char *outcome, uint64_t limit_bytes, co
 
 json_t *run_outcome_writer(void)
 {
-    char boot[64] = "";
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(boot, sizeof boot, f))
-            boot[0] = '\0';
-        fclose(f);
-        boot[strcspn(boot, "\n")] = '\0';
-    }
+    char boot[64];
+    proc_stat_boot_id(boot, sizeof boot);
     return json_pack("{s:I, s:I, s:s}", "pid", (json_int_t)getpid(), "start_ticks",
                      (json_int_t)proc_stat_start_ticks(getpid()), "boot_id", boot);
 }

@@ -88,6 +88,26 @@ print("pw %d: native model %.1f MiB, foreign fit %.1f MiB (%.1f %%)" % (w, nat[w
 sys.exit(0 if err <= 0.10 else 1)
 PY
 
+# 3b. a point whose command fails (exit 3 at pw 2, which is not an OOM kill:
+# watch exits with the command's status) is named, its row "failed", the
+# others run and are fitted; sweep exits 1
+"$zk" sweep --pw 1,2,3 --sample-ms 20 --out "$tmp/fail" -- sh -c '[ "$1" -ne 2 ] || exit 3; exec "$0" "$1" 40' \
+  "$knob" {pw} >"$tmp/fail.out" 2>"$tmp/fail.err"
+rc=$?
+[ $rc -eq 1 ] || fail "a failing point: exit $rc, expected 1"
+grep -q "1 of 3 point(s) failed: pw 2 (exit 3" "$tmp/fail.err" || fail "the failing point not named: $(cat "$tmp/fail.err")"
+python3 - "$tmp/fail/sweep.csv" <<'PY' || fail "a failing point's rows: see above"
+import csv, sys
+rows = {r["pw"]: r for r in csv.DictReader(open(sys.argv[1]))}
+bad = []
+if rows["2"]["outcome"] != "failed":
+    bad.append("pw 2 outcome %s, expected failed" % rows["2"]["outcome"])
+if rows["1"]["outcome"] != "complete" or rows["3"]["outcome"] != "complete" or not rows["1"]["predicted_peak_rss"]:
+    bad.append("the other points: %s" % rows)
+for x in bad: print("failing point:", x, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+
 # 4. bad input: one line, exit 2, nothing written
 bad() { # label, then the arguments
   local what=$1
