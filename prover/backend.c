@@ -26,6 +26,8 @@ struct lane {
     struct backend_dev *dev;
     kernels_prove_ws_t *ws;
     const void *d_h;       /* the last compute_h's h, on the device; NULL before */
+    /* recursive: a stage holds its lane (backend_lane_hold) across the
+     * calls it makes */
     pthread_mutex_t g1;    /* H and the G1 MSMs: one caller at a time */
     pthread_mutex_t g2;    /* the b_g2 MSMs: one at a time, so one G2 MSM workspace */
     bool locks_ready;
@@ -38,7 +40,29 @@ struct backend {
     size_t nv;             /* the witness's values */
     struct backend_dev *devs;
     struct lane *lanes;
+    bool global_lock;      /* ZKBENCH_LANE_LOCK=global: every lane takes global_lane_lock */
 };
+
+/* ZKBENCH_LANE_LOCK=global makes every call of every lane, G1 and G2, take
+ * this one lock, as a backend that runs one device call at a time would:
+ * the switch shows that the overlap check (tests/gpu/test_gpu_batch.sh)
+ * fails on such a build. */
+static pthread_mutex_t global_lane_lock;
+static pthread_once_t global_lane_once = PTHREAD_ONCE_INIT;
+
+static void recursive_mutex_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+static void global_lane_lock_init(void)
+{
+    recursive_mutex_init(&global_lane_lock);
+}
 
 /* Device allocations become tracked buffers of the gpu_* kinds. */
 static void track_device_alloc(void *ctx, int role, int device, size_t bytes, int is_free, uint64_t *id)
@@ -221,6 +245,11 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
     be->nv = pk->vk.n_ic + pk->n_l;
     be->n_devs = cfg->n_devices;
     be->n_lanes = cfg->n_devices * cfg->workers;
+    const char *lock = getenv("ZKBENCH_LANE_LOCK");
+    if (lock && strcmp(lock, "global") == 0) {
+        pthread_once(&global_lane_once, global_lane_lock_init);
+        be->global_lock = true;
+    }
     be->devs = calloc(be->n_devs, sizeof *be->devs);
     be->lanes = calloc(be->n_lanes, sizeof *be->lanes);
     if (!be->devs || !be->lanes) {
@@ -238,8 +267,8 @@ int backend_gpu_new_cfg(backend_t **ret, const groth16_params_t *pk, const struc
     for (unsigned i = 0; i < be->n_lanes; i++) {
         struct lane *l = &be->lanes[i];
         l->dev = &be->devs[backend_lane_device(i, be->n_devs)];
-        pthread_mutex_init(&l->g1, NULL);
-        pthread_mutex_init(&l->g2, NULL);
+        recursive_mutex_init(&l->g1);
+        recursive_mutex_init(&l->g2);
         l->locks_ready = true;
         if ((rc = kernels_set_device(l->dev->info.device)) < 0 || (rc = kernels_prove_ws_new(&l->ws, n, be->nv)) < 0) {
             snprintf(msg, cap, "GPU %d: the workspace of prover worker %u: %s", l->dev->info.device, i,
@@ -298,6 +327,11 @@ int backend_device_info(const backend_t *be, unsigned i, struct backend_device_i
     return 0;
 }
 
+static pthread_mutex_t *lane_lock(const backend_t *be, struct lane *l, bool g2)
+{
+    return be->global_lock ? &global_lane_lock : g2 ? &l->g2 : &l->g1;
+}
+
 /* The lane, its device made the calling thread's current one and its G1
  * (or, with g2, its G2) lock held: lane_give releases it. */
 static int lane_take(const backend_t *be, unsigned lane, bool g2, struct lane **ret)
@@ -306,14 +340,26 @@ static int lane_take(const backend_t *be, unsigned lane, bool g2, struct lane **
     int rc = kernels_set_device(l->dev->info.device);
     if (rc < 0)
         return rc;
-    pthread_mutex_lock(g2 ? &l->g2 : &l->g1);
+    pthread_mutex_lock(lane_lock(be, l, g2));
     *ret = l;
     return 0;
 }
 
-static void lane_give(struct lane *l, bool g2)
+static void lane_give(const backend_t *be, struct lane *l, bool g2)
 {
-    pthread_mutex_unlock(g2 ? &l->g2 : &l->g1);
+    pthread_mutex_unlock(lane_lock(be, l, g2));
+}
+
+int backend_lane_hold(const backend_t *be, unsigned lane, bool g2)
+{
+    struct lane *l;
+    return be ? lane_take(be, lane, g2, &l) : 0;
+}
+
+void backend_lane_drop(const backend_t *be, unsigned lane, bool g2)
+{
+    if (be)
+        lane_give(be, &be->lanes[lane % be->n_lanes], g2);
 }
 
 /* One MSM over query q's bases with the plan's passes, its device time
@@ -353,7 +399,7 @@ int backend_compute_h(const backend_t *be, unsigned lane, fr_t *a, fr_t *b, fr_t
             l->device_ms[BACKEND_STAGE_H] = hp.total_ms;
             l->device_ms[BACKEND_STAGE_H_UPLOAD] = hp.upload_ms;
         }
-        lane_give(l, false);
+        lane_give(be, l, false);
         return rc;
     }
     int rc;
@@ -375,7 +421,7 @@ int backend_msm_h(const backend_t *be, unsigned lane, g1_jac_t *ret, const groth
         if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
         rc = l->d_h && n < be->n ? lane_msm(l, BACKEND_H, ret, l->d_h, n, NULL, o) : -EINVAL;
-        lane_give(l, false);
+        lane_give(be, l, false);
         return rc;
     }
     return msm_g1(ret, pk->h, pk->n_h, h, n, NULL, o);
@@ -390,7 +436,7 @@ int backend_witness(const backend_t *be, unsigned lane, const fr_t *w, size_t nv
         if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
         rc = kernels_prove_ws_witness(l->ws, w, nv, &d_w);
-        lane_give(l, false);
+        lane_give(be, l, false);
         if (rc == 0)
             *ret = d_w;
         return rc;
@@ -411,7 +457,7 @@ int backend_msm_g1(const backend_t *be, unsigned lane, g1_jac_t *ret, enum backe
         if ((rc = lane_take(be, lane, false, &l)) < 0)
             return rc;
         rc = lane_msm(l, q, ret, scalars, n_scalars, density, o);
-        lane_give(l, false);
+        lane_give(be, l, false);
         return rc;
     }
     const g1_affine_t *bases[4] = {pk->h, pk->l, pk->a, pk->b_g1};
@@ -428,7 +474,7 @@ int backend_msm_g2(const backend_t *be, unsigned lane, g2_jac_t *ret, const grot
         if ((rc = lane_take(be, lane, true, &l)) < 0)
             return rc;
         rc = lane_msm(l, BACKEND_B_G2, ret, scalars, n_scalars, density, o);
-        lane_give(l, true);
+        lane_give(be, l, true);
         return rc;
     }
     return msm_g2(ret, pk->b_g2, pk->n_b_g2, scalars, n_scalars, density, o);

@@ -98,6 +98,15 @@ int backend_host_pin(const backend_t *be, void *p, size_t bytes);
 /* Undoes backend_host_pin; p as pinned. */
 void backend_host_unpin(void *p);
 
+/* Holds the lane's G1 (with g2, its G2) lock across several calls, so a
+ * stage's use of the device begins when this returns: the wait for the
+ * lane (behind another proof's call on it) is known apart from the work.
+ * The calls on that lane made meanwhile by the same thread take the lock
+ * again, recursively; backend_lane_drop releases it. A no-op on the CPU
+ * (be NULL). 0, or the error making the lane's device current. */
+int backend_lane_hold(const backend_t *be, unsigned lane, bool g2);
+void backend_lane_drop(const backend_t *be, unsigned lane, bool g2);
+
 /* Lanes: n_devices x workers (1 for the CPU). */
 unsigned backend_lanes(const backend_t *be);
 /* Devices spanned, and what the i-th holds (0 .. n-1); -EINVAL past the end. */

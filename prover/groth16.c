@@ -50,6 +50,40 @@ void groth16_stage_done(groth16_stage_fn *on_stage, void *ctx, const char *stage
         on_stage(ctx, stage, t0, t1);
 }
 
+/* A heavy stage on the backend's lane (a no-op on the CPU): it begins when
+ * its lane is held, and a wait for it, behind another proof's call on the
+ * lane, is a "wait_lane" row of its own (from 0.1 ms; an uncontended lock
+ * takes microseconds), so a stage's row spans its own use of the device. */
+struct lane_stage {
+    const struct groth16_prove_opts *o;
+    bool g2;
+    double t0; /* the stage's start: the lane held */
+};
+
+static int lane_stage_begin(struct lane_stage *s, const struct groth16_prove_opts *o, bool g2)
+{
+    *s = (struct lane_stage){o, g2, groth16_now_s()};
+    if (!o->backend)
+        return 0;
+    int rc = backend_lane_hold(o->backend, o->gpu_lane, g2);
+    if (rc < 0)
+        return rc;
+    double t = groth16_now_s();
+    if (t - s->t0 >= 1e-4 && o->on_stage)
+        o->on_stage(o->stage_ctx, "wait_lane", s->t0, t);
+    s->t0 = t;
+    return 0;
+}
+
+/* Releases the lane; when the stage succeeded, its row (and its time in
+ * *slot). */
+static void lane_stage_end(struct lane_stage *s, const char *stage, double *slot, int rc)
+{
+    backend_lane_drop(s->o->backend, s->o->gpu_lane, s->g2);
+    if (rc == 0)
+        groth16_stage_done(s->o->on_stage, s->o->stage_ctx, stage, s->t0, slot);
+}
+
 /* ---- shape -------------------------------------------------------------- */
 
 size_t groth16_domain_size(const r1cs_t *cs)
@@ -170,14 +204,15 @@ static int run_b2(groth16_pending_t *p)
 {
     struct msm_opts m;
     msm_opts_for(&m, &p->opts);
-    double t0 = groth16_now_s();
-    int rc = backend_msm_g2(p->opts.backend, p->opts.gpu_lane, &p->b2, p->pk, p->w_b, p->n_b, /* density= */ NULL,
-                            &m);
+    struct lane_stage ls;
+    int rc = lane_stage_begin(&ls, &p->opts, true);
+    if (rc < 0)
+        return rc;
+    rc = backend_msm_g2(p->opts.backend, p->opts.gpu_lane, &p->b2, p->pk, p->w_b, p->n_b, /* density= */ NULL, &m);
+    lane_stage_end(&ls, "msm_b2", &p->t_b2, rc);
     mem_touch(p->w_b); /* from here on the pending copy only waits for finish */
-    if (rc == 0) {
-        groth16_stage_done(p->opts.on_stage, p->opts.stage_ctx, "msm_b2", t0, &p->t_b2);
+    if (rc == 0)
         p->dev_b2 = backend_device_ms(p->opts.backend, p->opts.gpu_lane, BACKEND_STAGE_MSM_B_G2) / 1e3;
-    }
     return rc;
 }
 
@@ -352,8 +387,12 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     /* H: in place of a on the CPU, where b and c are done with once it is
      * there; on the device on a GPU, where a, b and c are done with as soon
      * as they are uploaded */
-    double t0 = groth16_now_s();
+    struct lane_stage ls;
+    if ((rc = lane_stage_begin(&ls, o, false)) < 0)
+        goto fail;
     rc = backend_compute_h(o->backend, o->gpu_lane, own.a, own.b, own.c, &shape->domain, o->threads);
+    /* the row ends with the device's work: the release below is the host's */
+    lane_stage_end(&ls, "h", &t->ntt, rc);
     {
         /* a GPU has read all three; the CPU keeps h in a. Page-locked ones
          * are unpinned where the buffers are released (off this thread when
@@ -366,39 +405,44 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     }
     if (rc < 0)
         goto fail;
-    groth16_stage_done(o->on_stage, o->stage_ctx, "h", t0, &t->ntt);
     t->dev_ntt = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_H) / 1e3;
     t->dev_h_upload = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_H_UPLOAD) / 1e3;
     struct msm_opts m;
     msm_opts_for(&m, o);
-    t0 = groth16_now_s();
+    if ((rc = lane_stage_begin(&ls, o, false)) < 0)
+        goto fail;
     rc = backend_msm_h(o->backend, o->gpu_lane, &p->h, pk, own.a, shape->n - 1, &m);
+    lane_stage_end(&ls, "msm_h", &t->msm_h, rc);
     mem_free(own.a);
     own.a = NULL;
     if (rc < 0)
         goto fail;
-    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_h", t0, &t->msm_h);
     t->dev_msm_h = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_MSM_H) / 1e3;
     /* the witness as the three MSMs over it read it: on a GPU copied to the
      * device once (the copy counts in msm_l) */
     const fr_t *wm;
-    t0 = groth16_now_s();
-    if ((rc = backend_witness(o->backend, o->gpu_lane, w, nv, &wm)) < 0 ||
-        (rc = backend_msm_g1(o->backend, o->gpu_lane, &p->l, BACKEND_L, pk, wm + cs->num_inputs, cs->num_aux, NULL,
-                             &m)) < 0)
+    if ((rc = lane_stage_begin(&ls, o, false)) < 0)
         goto fail;
-    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_l", t0, &t->msm_l);
+    if ((rc = backend_witness(o->backend, o->gpu_lane, w, nv, &wm)) == 0)
+        rc = backend_msm_g1(o->backend, o->gpu_lane, &p->l, BACKEND_L, pk, wm + cs->num_inputs, cs->num_aux, NULL,
+                            &m);
+    lane_stage_end(&ls, "msm_l", &t->msm_l, rc);
+    if (rc < 0)
+        goto fail;
     t->dev_msm_l = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_MSM_L) / 1e3;
-    t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->a, BACKEND_A, pk, wm, nv, shape->density_a, &m)) < 0)
+    if ((rc = lane_stage_begin(&ls, o, false)) < 0)
         goto fail;
-    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_a", t0, &t->msm_a);
+    rc = backend_msm_g1(o->backend, o->gpu_lane, &p->a, BACKEND_A, pk, wm, nv, shape->density_a, &m);
+    lane_stage_end(&ls, "msm_a", &t->msm_a, rc);
+    if (rc < 0)
+        goto fail;
     t->dev_msm_a = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_MSM_A) / 1e3;
-    t0 = groth16_now_s();
-    if ((rc = backend_msm_g1(o->backend, o->gpu_lane, &p->b1, BACKEND_B_G1, pk, wm, nv, shape->density_b,
-                             &m)) < 0)
+    if ((rc = lane_stage_begin(&ls, o, false)) < 0)
         goto fail;
-    groth16_stage_done(o->on_stage, o->stage_ctx, "msm_b1", t0, &t->msm_b1);
+    rc = backend_msm_g1(o->backend, o->gpu_lane, &p->b1, BACKEND_B_G1, pk, wm, nv, shape->density_b, &m);
+    lane_stage_end(&ls, "msm_b1", &t->msm_b1, rc);
+    if (rc < 0)
+        goto fail;
     t->dev_msm_b1 = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_MSM_B_G1) / 1e3;
     *ret = p;
     return 0;

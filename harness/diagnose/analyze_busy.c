@@ -76,7 +76,8 @@ static size_t heavy_rows(const run_csv_t *st, unsigned n_gpus, double *iv, int *
 
 /* How busy the heavy prove stages kept the prover: the union of the rows
  * h, msm_h, msm_l, msm_a, msm_b1 and msm_b2 of stages.csv over the span from
- * the first of them to the last. On the GPU backend this is the share of
+ * the first of them to the last (each row from when its lane was held: the
+ * waits for a lane are wait_lane rows, summed apart). On the GPU backend this is the share of
  * the work during which a device had H or an MSM to run; with several
  * devices (--gpus) each device's share follows from its workers' rows (a
  * device idle while another works is hidden in the union). Runs without
@@ -138,7 +139,22 @@ void analyze_busy(analyze_result_t *R, const analyze_run_t *run, const json_t *c
     if (devices)
         json_object_set_new(pb, "devices", devices);
     json_object_set_new(pb, "what", json_string("prover busy: the union of the host-side stage rows (h, msm_*), "
-                                               "which include waits for a lane's lock"));
+                                               "each from when its lane was held; waits for a lane are the "
+                                               "wait_lane rows (lane_wait_s)"));
+    /* the waits for a lane, behind another proof's call on it */
+    {
+        int cs = run_csv_col(st, "stage"), c0 = run_csv_col(st, "t_start_ms"), c1 = run_csv_col(st, "t_end_ms");
+        double wait = 0;
+        json_int_t n_wait = 0;
+        for (size_t i = 0; i < st->nrows; i++) {
+            const char *name = run_csv_text(st, i, cs);
+            double a = run_csv_num(st, i, c0), b = run_csv_num(st, i, c1);
+            if (name && strcmp(name, "wait_lane") == 0 && isfinite(a) && isfinite(b) && b >= a)
+                wait += b - a, n_wait++;
+        }
+        json_object_set_new(pb, "lane_wait_s", json_real(wait / 1000.0));
+        json_object_set_new(pb, "lane_waits", json_integer(n_wait));
+    }
     /* the device's own word: NVML's utilisation (samples.csv gpu<d>_util)
      * over the same span */
     const run_csv_t *sc = &run->samples;

@@ -265,11 +265,16 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
         fprintf(f, "timing       %.3f s per proof\n", r->s_per_proof);
     const json_t *busy = json_object_get(J, "prove_busy");
     bool gpu_run = busy && strcmp(json_string_value(json_object_get(busy, "backend")), "gpu") == 0;
-    if (busy && isfinite(r->prove_busy))
+    if (busy && isfinite(r->prove_busy)) {
+        char waits[96] = "";
+        if (gpu_run && json_is_integer(json_object_get(busy, "lane_waits")))
+            snprintf(waits, sizeof waits, "; waits for a lane %.1f s in %lld wait_lane rows", jv(busy, "lane_wait_s"),
+                     (long long)json_integer_value(json_object_get(busy, "lane_waits")));
         fprintf(f, "busy         prover busy %.0f%% of the work: H or an MSM running %.1f of %.1f s (host-side "
-                   "stage rows%s)\n",
+                   "stage rows%s%s)\n",
                 100 * r->prove_busy, jv(busy, "busy_s"), jv(busy, "span_s"),
-                gpu_run ? ", lock waits included: not the device's own figure" : "");
+                gpu_run ? ", each from when its lane was held: not the device's own figure" : "", waits);
+    }
     const json_t *dbusy = busy ? json_object_get(busy, "device_busy") : NULL;
     if (json_array_size(dbusy)) {
         size_t k;

@@ -4,7 +4,8 @@
 # warm, since the key lives only on that machine's disk.
 #   OUT=... bash scripts/device/h200-32g.sh PHASE...
 # Phases:
-#   tests    the GPU tests (MSM passes, Groth16 on the GPU, setup)
+#   tests    the GPU tests (MSM passes, Groth16 on the GPU, setup) and
+#            tests/gpu/test_gpu_batch.sh (overlap, and none under one lock)
 #   bench    one partition's stages with device times at 2^24 (b_g2 beside
 #            the G1 MSMs, and --serial: each stage alone on the device) and
 #            2^26 (--serial; staged, ZKBENCH_H_UPLOAD=pageable and
@@ -59,7 +60,11 @@ for phase in "$@"; do
       timeout 200 "$D/$t" >"$R/$t.log" 2>&1
       echo "$t exit $? ($(grep -c FAIL "$R/$t.log") FAIL lines)" | tee -a "$R/gpu-tests.txt"
       grep FAIL "$R/$t.log" | head -5
-    done ;;
+    done
+    # GPU batches: two workers overlap, and under ZKBENCH_LANE_LOCK=global they must not
+    timeout 300 bash tests/gpu/test_gpu_batch.sh "$Z" >"$R/test_gpu_batch.log" 2>&1
+    echo "test_gpu_batch.sh exit $? ($(grep -c FAIL "$R/test_gpu_batch.log") FAIL lines)" | tee -a "$R/gpu-tests.txt"
+    grep "FAIL\|global lock\|overlap:" "$R/test_gpu_batch.log" | head -8 ;;
   bench)
     step bench prover 2^24, split and serial
     timeout 100 "$Z" bench prover --backend gpu --threads "$T" --repeat 3 --constraints 2^24 >"$R/bench-24.md" 2>&1

@@ -20,6 +20,8 @@
   released everything), run.json is complete with the summary keys;
 - a GPU run's samples.csv has gpu<d>_used for each device of config.gpus
   after gpu_used, and gpu_used is their sum on every row;
+- a wait_lane row (a GPU stage waiting for its lane) ends where a GPU stage
+  of its worker and partition begins;
 - --overlap: two different prover workers' GPU stages (h, msm_*) overlap in
   time (GPU batches with --gpu-workers 2 and more).
 Prints one line per problem and exits 1 if any.
@@ -105,6 +107,17 @@ def check_gpu_overlap(stages):
         ov, a, b = best
         print(f"overlap: {a[2]} {a[3]} (proof {a[4]} partition {a[5]}) and {b[2]} {b[3]} "
               f"(proof {b[4]} partition {b[5]}) overlap by {ov:.1f} ms")
+
+
+def check_lane_waits(stages):
+    """A wait_lane row (a GPU stage waiting for its lane) ends where a GPU
+    stage of the same worker and partition begins: the stage it delayed."""
+    starts = {(r["proof"], r["partition"], r["worker"], r["t_start_ms"])
+              for r in stages if r["stage"] in GPU_STAGES}
+    for r in stages:
+        if r["stage"] == "wait_lane" and (r["proof"], r["partition"], r["worker"], r["t_end_ms"]) not in starts:
+            problem(f"proof {r['proof']} partition {r['partition']}: wait_lane [{r['t_start_ms']}, "
+                    f"{r['t_end_ms']}] by {r['worker']} is followed by none of its GPU stages")
 
 
 PROVE_PARTS = ("h", "msm_h", "msm_l", "msm_a", "msm_b1")
@@ -219,6 +232,7 @@ def main():
             problem(f"stage {st['stage']} of proof {st['proof']} partition {st['partition']} "
                     f"[{a}, {b}] is outside the proof [{p['t_submit_ms']}, {p['t_done_ms']}]")
     check_prove_stages(stages)
+    check_lane_waits(stages)
     if "--overlap" in sys.argv:
         check_gpu_overlap(stages)
     for p in proofs:

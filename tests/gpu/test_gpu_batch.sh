@@ -4,6 +4,8 @@
 # 1. --gpu-workers 2 on one device: the two workers' GPU stages overlap in
 #    time in stages.csv (no lock serializes them), every proof verifies,
 #    the files are consistent (check_run.py: gpu0_used beside gpu_used);
+#    with ZKBENCH_LANE_LOCK=global (one lock for every lane) the overlap
+#    check fails and the waits are wait_lane rows;
 # 2. --gpus all: one worker set per device, every device's column in
 #    samples.csv, every proof verified;
 # 3. more workers than fit the device's memory are refused at the start;
@@ -30,6 +32,23 @@ fi
   || fail "two-worker batch failed: $(cat "$tmp/err")"
 grep -q "all verified" "$tmp/out" || fail "two-worker batch: not all verified: $(tail -3 "$tmp/out")"
 python3 "$here/../batch/check_run.py" "$tmp/two" --complete --overlap || fail "two-worker run: check_run failed"
+
+# 1b. the same batch with every lane behind one lock (ZKBENCH_LANE_LOCK=global,
+# a backend that runs one device call at a time): the stage rows begin when
+# the lane is held, so the overlap check must fail, and the waits show as
+# wait_lane rows; the proofs still verify
+ZKBENCH_LANE_LOCK=global "$zk" batch --backend gpu --gpus 0 --gpu-workers 2 --pw 4 \
+  --circuit porep:constraints=2^16 --partitions 4 --count 2 --concurrency 2 --threads 4 --out "$tmp/global" \
+  --no-analyze >"$tmp/out" 2>"$tmp/err" || fail "global-lock batch failed: $(cat "$tmp/err")"
+grep -q "all verified" "$tmp/out" || fail "global-lock batch: not all verified: $(tail -3 "$tmp/out")"
+python3 "$here/../batch/check_run.py" "$tmp/global" --complete || fail "global-lock run: check_run failed"
+python3 "$here/../batch/check_run.py" "$tmp/global" --overlap >"$tmp/global.check" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q "no two prover workers' GPU stages overlap" "$tmp/global.check" \
+  || fail "global lock: the overlap check did not fail (exit $rc): $(cat "$tmp/global.check")"
+grep -c ",wait_lane," "$tmp/global/stages.csv" >"$tmp/n_wait" || true
+[ "$(cat "$tmp/n_wait")" -ge 1 ] || fail "global lock: no wait_lane row in stages.csv"
+echo "global lock: no overlap, $(cat "$tmp/n_wait") wait_lane rows"
 
 # 2. every device
 "$zk" batch --backend gpu --gpus all --gpu-workers 1 --pw 2 --circuit porep:constraints=2^12 --partitions 4 \
