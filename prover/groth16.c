@@ -395,10 +395,15 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     lane_stage_end(&ls, "h", &t->ntt, rc);
     {
         /* a GPU has read all three; the CPU keeps h in a. Page-locked ones
-         * are unpinned where the buffers are released (off this thread when
-         * the release is asynchronous) */
+         * are unpinned where the buffers are released. Off this thread when
+         * the release is asynchronous: at 2^27 freeing the three 4 GiB
+         * buffers took 1.2 s, a GPU worker's time the device then idled
+         * (results/h200/porep-32g.md). A serial queue (a fault injected)
+         * keeps the partition's other buffers; a, b, c stay synchronous then,
+         * unless pinned */
         fr_t *done[3] = {own.b, own.c, o->backend ? own.a : NULL};
-        abc_release(done, 3, own.pinned, own.pinned ? o->dealloc : DEALLOC_SYNC);
+        enum dealloc_mode mode = own.pinned || o->dealloc == DEALLOC_ASYNC ? o->dealloc : DEALLOC_SYNC;
+        abc_release(done, 3, own.pinned, mode);
         own.b = own.c = NULL;
         if (o->backend)
             own.a = NULL;

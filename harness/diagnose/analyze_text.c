@@ -267,9 +267,12 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
     bool gpu_run = busy && strcmp(json_string_value(json_object_get(busy, "backend")), "gpu") == 0;
     if (busy && isfinite(r->prove_busy)) {
         char waits[96] = "";
-        if (gpu_run && json_is_integer(json_object_get(busy, "lane_waits")))
-            snprintf(waits, sizeof waits, "; waits for a lane %.1f s in %lld wait_lane rows", jv(busy, "lane_wait_s"),
-                     (long long)json_integer_value(json_object_get(busy, "lane_waits")));
+        if (gpu_run && json_is_integer(json_object_get(busy, "lane_waits"))) {
+            double w = jv(busy, "lane_wait_s");
+            snprintf(waits, sizeof waits, w < 0.1 ? "; waits for a lane %.1f ms in %lld wait_lane rows"
+                                                  : "; waits for a lane %.1f s in %lld wait_lane rows",
+                     w < 0.1 ? 1e3 * w : w, (long long)json_integer_value(json_object_get(busy, "lane_waits")));
+        }
         fprintf(f, "busy         prover busy %.0f%% of the work: H or an MSM running %.1f of %.1f s (host-side "
                    "stage rows%s%s)\n",
                 100 * r->prove_busy, jv(busy, "busy_s"), jv(busy, "span_s"),

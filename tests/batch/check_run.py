@@ -19,7 +19,8 @@
 - --complete: every tracked buffer has its free except nothing (the run
   released everything), run.json is complete with the summary keys;
 - a GPU run's samples.csv has gpu<d>_used for each device of config.gpus
-  after gpu_used, and gpu_used is their sum on every row;
+  after gpu_used (then gpu<d>_util for each, or none), and gpu_used is
+  their sum on every row;
 - a wait_lane row (a GPU stage waiting for its lane) ends where a GPU stage
   of its worker and partition begins;
 - --overlap: two different prover workers' GPU stages (h, msm_*) overlap in
@@ -69,8 +70,13 @@ def load(run, name):
         with open(f"{run}/run.json") as f:
             cfg = json.load(f).get("config", {})
         if cfg.get("backend") == "gpu":
+            # then gpu<d>_util of each (NVML's utilisation), all or none:
+            # none where NVML or its query is missing
             at = want.index("gpu_used") + 1
-            want = want[:at] + [f"gpu{d}_used" for d in cfg.get("gpus", [])] + want[at:]
+            used = [f"gpu{d}_used" for d in cfg.get("gpus", [])]
+            util = [f"gpu{d}_util" for d in cfg.get("gpus", [])]
+            with_util = bool(rows) and rows[0][at + len(used):at + 2 * len(used)] == util
+            want = want[:at] + used + (util if with_util else []) + want[at:]
     if not rows or rows[0] != want:
         problem(f"{name}: header {rows[0] if rows else None} is not the documented one {want}")
         return []
@@ -177,6 +183,11 @@ def main():
         for k in SAMPLES[1:-1]:
             if not s[k].isdigit():
                 problem(f"sample at {t}: {k} = {s[k]!r} is not a non-negative integer")
+                return
+        for k in s:
+            if k.startswith("gpu") and k.endswith("_util") and s[k] != "" and not (
+                    s[k].isdigit() and int(s[k]) <= 100):
+                problem(f"sample at {t}: {k} = {s[k]!r} is not a percentage")
                 return
         per_gpu = [k for k in s if k.startswith("gpu") and k.endswith("_used") and k != "gpu_used"]
         if per_gpu and sum(int(s[k]) for k in per_gpu) != int(s["gpu_used"]):
