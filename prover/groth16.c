@@ -395,14 +395,16 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     lane_stage_end(&ls, "h", &t->ntt, rc);
     {
         /* a GPU has read all three; the CPU keeps h in a. Page-locked ones
-         * are unpinned where the buffers are released. Off this thread when
-         * the release is asynchronous: at 2^27 freeing the three 4 GiB
-         * buffers took 1.2 s, a GPU worker's time the device then idled
-         * (results/h200/porep-32g.md). A serial queue (a fault injected)
-         * keeps the partition's other buffers; a, b, c stay synchronous then,
-         * unless pinned */
+         * are unpinned where the buffers are released. On a GPU off this
+         * thread when releases are asynchronous: at 2^27 freeing the three
+         * 4 GiB buffers took 1.2 s of the worker's time, which the device
+         * then idled (results/h200/porep-32g.md). On the CPU the release
+         * shares the cores with the prove anyway, and stays where the
+         * capacity model measures it; a serial queue (a fault injected)
+         * holds the partition's other buffers, not these */
         fr_t *done[3] = {own.b, own.c, o->backend ? own.a : NULL};
-        enum dealloc_mode mode = own.pinned || o->dealloc == DEALLOC_ASYNC ? o->dealloc : DEALLOC_SYNC;
+        enum dealloc_mode mode =
+            own.pinned || (o->backend && o->dealloc == DEALLOC_ASYNC) ? o->dealloc : DEALLOC_SYNC;
         abc_release(done, 3, own.pinned, mode);
         own.b = own.c = NULL;
         if (o->backend)
