@@ -22,7 +22,7 @@ static const cli_opt_t analyze_opts[] = {
     {"ram", OPT_RAM, "SIZE", "the memory pw must fit (755GiB, 128G, 64000000000;\n"
                              "default: the run's --mem-limit, else its machine's RAM)"},
     {"mem-limit", OPT_MEM_LIMIT, "SIZE", "the same for a memory cgroup's limit"},
-    {"margin", OPT_MARGIN, "PCT", "percent of SIZE kept free (default 10)"},
+    {"margin", OPT_MARGIN, "PCT", "percent of SIZE kept free (default 10; 0 for a memory cgroup's limit)"},
     {"json", OPT_JSON, NULL, "print one JSON object instead of the report"},
     {NULL, 0, NULL, NULL},
 };
@@ -58,7 +58,7 @@ const cli_cmd_t cli_cmd_analyze = {
 
 int cmd_analyze(int argc, char **argv)
 {
-    analyze_opts_t o = {.ram_bytes = 0, .margin = 0.10};
+    analyze_opts_t o = {.ram_bytes = 0, .margin = -1}; /* the default: analyze_margin */
     bool json = false;
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_analyze, argc, argv);

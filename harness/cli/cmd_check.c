@@ -605,7 +605,7 @@ int cmd_check(int argc, char **argv)
 {
     const char *base = NULL, *write = NULL;
     bool allow_incomplete = false;
-    analyze_opts_t o = {.ram_bytes = 0, .margin = 0.10};
+    analyze_opts_t o = {.ram_bytes = 0, .margin = -1}; /* the default: analyze_margin */
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_check, argc, argv);
     int c;

@@ -154,11 +154,14 @@ static int run_batch(char **fwd, int n_fwd, unsigned pw, const char *conc, const
 
 static void predict_row(struct sweep_row *row, const analyze_result_t *model)
 {
-    row->predicted = row->low = row->high = NAN;
+    row->predicted = row->low = row->high = row->predicted_anon = NAN;
     if (model && model->capacity.ok) {
         capacity_point_t c;
         capacity_predict(&c, &model->capacity, (int)row->pw);
         row->predicted = c.peak, row->low = c.low, row->high = c.high;
+        /* the file-backed pages (the mapped key) do not grow with pw */
+        if (isfinite(model->file_at_peak))
+            row->predicted_anon = c.peak - model->file_at_peak;
     }
 }
 
@@ -327,7 +330,7 @@ int cmd_sweep(int argc, char **argv)
         memset(r, 0, sizeof *r);
         r->pw = pw[k];
         r->conc = (unsigned)atoi(conc_s);
-        r->s_per_proof = r->peak = r->footprint = NAN;
+        r->s_per_proof = r->peak = r->footprint = r->peak_anon = r->predicted_anon = NAN;
         snprintf(r->outcome, sizeof r->outcome, "failed");
         snprintf(r->verdict, sizeof r->verdict, "-");
         pw_top = pw[k] > pw_top ? pw[k] : pw_top;
@@ -405,7 +408,7 @@ int cmd_sweep(int argc, char **argv)
             int code = run_batch(fwd, n_fwd, cand[c], conc_s, mem_limit_text, run_dir, log, force);
             struct sweep_row *r = &row[n_rows];
             memset(r, 0, sizeof *r);
-            r->s_per_proof = r->peak = r->footprint = NAN;
+            r->s_per_proof = r->peak = r->footprint = r->peak_anon = r->predicted_anon = NAN;
             r->pw = cand[c];
             r->conc = (unsigned)atoi(conc_s);
             if ((code != 0 && code != 3) || sweep_analyze_point(r, NULL, run_dir, limit, margin, limit_from) < 0) {
@@ -427,7 +430,23 @@ int cmd_sweep(int argc, char **argv)
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len, "; pw %u OOM-killed at %s%s",
                                 cand[c], analyze_fmt_bytes(b1, sizeof b1, r->peak),
                                 as_predicted ? " as predicted" : " (predicted to fit: NOT as predicted)");
-            else
+            else if (isfinite(r->peak_anon) && isfinite(r->predicted_anon) && r->peak_anon > 0) {
+                /* the cap charges anonymous memory in full; file-backed pages
+                 * it reclaims, so RSS under the cap is no measure of fit */
+                char b3[32], b4[32], b5[32], evicted[160] = "";
+                double gone = model.file_at_peak - (r->peak - r->peak_anon);
+                if (gone > 0.05 * model.file_at_peak && gone > 64.0 * 1024 * 1024)
+                    snprintf(evicted, sizeof evicted, "; the cap reclaimed %s of the model run's %s of file-backed "
+                             "pages, RSS %s", analyze_fmt_bytes(b3, sizeof b3, gone),
+                             analyze_fmt_bytes(b4, sizeof b4, model.file_at_peak),
+                             analyze_fmt_bytes(b5, sizeof b5, r->peak));
+                len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len,
+                                "; pw %u completed, anonymous peak %s (predicted %s, error %.0f%%%s)%s", cand[c],
+                                analyze_fmt_bytes(b1, sizeof b1, r->peak_anon),
+                                analyze_fmt_bytes(b2, sizeof b2, r->predicted_anon),
+                                100 * fabs(r->predicted_anon - r->peak_anon) / r->peak_anon, evicted,
+                                as_predicted ? "" : " (predicted to be killed: NOT as predicted)");
+            } else
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len,
                                 "; pw %u completed, peak %s (predicted %s, error %.0f%%)%s", cand[c],
                                 analyze_fmt_bytes(b1, sizeof b1, r->peak), analyze_fmt_bytes(b2, sizeof b2, r->predicted),
@@ -453,6 +472,20 @@ int cmd_sweep(int argc, char **argv)
         char b1[32];
         printf("sweep: largest pw that fits %s (%s) with a %.0f%% margin: %d; %s\n",
                analyze_fmt_bytes(b1, sizeof b1, (double)limit), mem_limit ? "--mem-limit" : "--ram", margin * 100, max_pw, bound);
+        /* under a cap, a pw whose RSS passes it fits only while the cgroup
+         * reclaims file-backed pages (the mapped key), read again later */
+        capacity_point_t at;
+        double room = (double)limit * (1 - margin);
+        if (mem_limit && max_pw > 0 && max_pw < 4096 && isfinite(model.file_at_peak)) {
+            capacity_predict(&at, &model.capacity, max_pw);
+            if (at.peak > room) {
+                char b2[32], b3[32];
+                printf("sweep: pw %d fits only as the cgroup reclaims up to %s of the %s of file-backed pages (the "
+                       "mapped parameters): they are read again from disk, so its s/proof may rise\n",
+                       max_pw, analyze_fmt_bytes(b2, sizeof b2, fmin(at.peak - room, model.file_at_peak)),
+                       analyze_fmt_bytes(b3, sizeof b3, model.file_at_peak));
+            }
+        }
     }
     if (have_model)
         analyze_result_clear(&model);

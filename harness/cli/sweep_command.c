@@ -163,6 +163,7 @@ static void point_row(struct sweep_row *r, unsigned pw, int code, const char *ru
     r->pw = pw;
     r->conc = 1;
     r->s_per_proof = r->peak = r->footprint = r->predicted = r->low = r->high = NAN;
+    r->peak_anon = r->predicted_anon = NAN;
     snprintf(r->outcome, sizeof r->outcome, "failed");
     snprintf(r->verdict, sizeof r->verdict, "-");
     if (code < 0 || access(run_dir, F_OK) != 0)
@@ -184,7 +185,8 @@ int sweep_command(const struct sweep_command_opts *o)
 
     struct sweep_row row[64 + 2];
     size_t n_rows = 0, n_failed = 0;
-    double xs[64] = {0}, ys[64] = {0};
+    double xs[64] = {0}, ys[64] = {0}, ya[64] = {0};
+    bool anon_all = true; /* every fitted point has an anonymous peak */
     size_t n_fit = 0;
     unsigned pw_top = 0;
     char failed[2048] = "";
@@ -200,6 +202,8 @@ int sweep_command(const struct sweep_command_opts *o)
         pw_top = o->pw[k] > pw_top ? o->pw[k] : pw_top;
         if (strcmp(r->outcome, "complete") == 0 && isfinite(r->peak)) {
             xs[n_fit] = o->pw[k];
+            ya[n_fit] = r->peak_anon;
+            anon_all = anon_all && isfinite(r->peak_anon);
             ys[n_fit++] = r->peak;
         } else if (strcmp(r->outcome, "oom-killed") != 0) {
             n_failed++;
@@ -211,11 +215,19 @@ int sweep_command(const struct sweep_command_opts *o)
         printf("sweep: pw %u: %s, peak %s, verdict %s\n", o->pw[k], r->outcome,
                isfinite(r->peak) ? fmt_bytes(b1, r->peak) : "-", r->headline[0] ? r->headline : r->verdict);
     }
-    sweep_line_t m;
+    sweep_line_t m, ma;
     sweep_line_fit(&m, xs, ys, n_fit);
-    for (size_t k = 0; k < n_rows; k++)
+    /* the anonymous peaks' line: under --mem-limit the one held to the cap,
+     * which charges anonymous memory in full and may reclaim file pages */
+    sweep_line_fit(&ma, xs, ya, anon_all ? n_fit : 0);
+    double unused;
+    for (size_t k = 0; k < n_rows; k++) {
         if (sweep_line_predict(&m, row[k].pw, &row[k].predicted, &row[k].low, &row[k].high))
             row[k].footprint = m.f;
+        if (!sweep_line_predict(&ma, row[k].pw, &row[k].predicted_anon, &unused, &unused))
+            row[k].predicted_anon = NAN;
+    }
+    const sweep_line_t *cap = o->mem_limit && ma.ok ? &ma : &m;
 
     /* the largest pw whose predicted peak fits the limit less the margin */
     int max_pw = -1;
@@ -232,12 +244,15 @@ int sweep_command(const struct sweep_command_opts *o)
             printf("sweep: model: peak = %s + %s x pw, from 2 completed runs: a line through both, no interval "
                    "(a third pw value gives one)\n", fmt_bytes(b1, m.b), fmt_bytes(b2, m.f));
         double room = limit ? (double)limit * (1 - o->margin) : NAN;
-        if (limit && !(m.f > 0)) {
+        if (cap == &ma)
+            printf("sweep: held to --mem-limit: anonymous peak = %s + %s x pw (a cgroup charges anonymous memory in "
+                   "full; file-backed pages it may reclaim)\n", fmt_bytes(b1, ma.b), fmt_bytes(b2, ma.f));
+        if (limit && !(cap->f > 0)) {
             printf("sweep: pw adds no memory in this fit (F %s): every pw that fits pw %u's peak fits\n",
-                   fmt_bytes(b1, m.f), (unsigned)xs[0]);
-            max_pw = m.b <= room ? 4096 : 0;
+                   fmt_bytes(b1, cap->f), (unsigned)xs[0]);
+            max_pw = cap->b <= room ? 4096 : 0;
         } else if (limit) {
-            double w = floor((room - m.b) / m.f);
+            double w = floor((room - cap->b) / cap->f);
             max_pw = w < 0 ? 0 : w > 4096 ? 4096 : (int)w;
             /* a measurement beats the line: a pw that completed under the
              * cap is no larger than what fits */
@@ -266,6 +281,8 @@ int sweep_command(const struct sweep_command_opts *o)
             struct sweep_row *r = &row[n_rows++];
             point_row(r, w, code, run_dir, limit, o->margin, limit_from);
             sweep_line_predict(&m, w, &r->predicted, &r->low, &r->high);
+            if (!sweep_line_predict(&ma, w, &r->predicted_anon, &unused, &unused))
+                r->predicted_anon = NAN;
             r->footprint = m.f;
             pw_top = w > pw_top ? w : pw_top;
             bool killed = strcmp(r->outcome, "oom-killed") == 0, done = code == 0 && strcmp(r->outcome, "complete") == 0;
@@ -280,6 +297,12 @@ int sweep_command(const struct sweep_command_opts *o)
             if (killed)
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len, "; pw %u OOM-killed at %s%s", w,
                                 fmt_bytes(b1, r->peak), as_predicted ? " as predicted" : " (predicted to fit: NOT as predicted)");
+            else if (cap == &ma && isfinite(r->peak_anon) && r->peak_anon > 0)
+                len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len,
+                                "; pw %u completed, anonymous peak %s (predicted %s, error %.0f%%)%s", w,
+                                fmt_bytes(b1, r->peak_anon), fmt_bytes(b2, r->predicted_anon),
+                                100 * fabs(r->predicted_anon - r->peak_anon) / r->peak_anon,
+                                as_predicted ? "" : " (predicted to be killed: NOT as predicted)");
             else
                 len += snprintf(verdict_line + len, sizeof verdict_line - (size_t)len,
                                 "; pw %u completed, peak %s (predicted %s, error %.0f%%)%s", w, fmt_bytes(b1, r->peak),
@@ -303,7 +326,7 @@ int sweep_command(const struct sweep_command_opts *o)
         printf("sweep: largest pw that fits %s (%s) with a %.0f%% margin: %s\n", fmt_bytes(b1, (double)limit),
                limit_from, o->margin * 100,
                max_pw < 4096 ? (snprintf(b2, sizeof b2, "%d", max_pw), b2)
-               : m.f > 0     ? "4096 or more (pw adds little memory)"
+               : cap->f > 0  ? "4096 or more (pw adds little memory)"
                              : "any (pw adds no memory)");
 
     sweep_plot_and_print(dir, row, n_rows, o->ram, o->mem_limit);

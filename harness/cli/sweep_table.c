@@ -24,8 +24,10 @@ int sweep_analyze_point(struct sweep_row *row, analyze_result_t *keep, const cha
     const char *oc = json_string_value(json_object_get(analyze_run_json(run), "outcome"));
     snprintf(row->outcome, sizeof row->outcome, "%s", oc ? oc : "complete");
     analyze_run_free(run);
-    row->s_per_proof = r.s_per_proof;
+    /* a run that completed no proof has no time per proof */
+    row->s_per_proof = r.proofs_done ? r.s_per_proof : NAN;
     row->peak = r.peak_rss;
+    row->peak_anon = r.peak_anon;
     row->footprint = r.footprint_per_partition;
     snprintf(row->verdict, sizeof row->verdict, "%s", analyze_verdict_name(r.verdict));
     snprintf(row->headline, sizeof row->headline, "%s", r.headline);
@@ -39,7 +41,7 @@ int sweep_analyze_point(struct sweep_row *row, analyze_result_t *keep, const cha
 /* sweep.csv's columns, in order; the stdout table has the same. */
 static const char *const csv_cols[] = {"pw", "concurrency", "s_per_proof", "peak_rss", "predicted_peak_rss",
                                        "footprint_per_partition", "ram_bytes", "predicted_low", "predicted_high",
-                                       "mem_limit", "outcome"};
+                                       "mem_limit", "peak_anon", "predicted_peak_anon", "outcome"};
 #define NCOLS (sizeof csv_cols / sizeof csv_cols[0])
 
 /* Row r's fields in csv_cols' order: for sweep.csv (human false: bytes as
@@ -66,7 +68,17 @@ static void row_fields(char out[NCOLS][40], const struct sweep_row *r, uint64_t 
         else
             snprintf(out[3 + i], 40, "%.0f", bytes[i]);
     }
-    snprintf(out[10], 40, "%s", r->outcome);
+    double anon[] = {r->peak_anon, r->predicted_anon};
+    for (size_t i = 0; i < 2; i++) {
+        char b[32];
+        if (!isfinite(anon[i]))
+            snprintf(out[10 + i], 40, "%s", none);
+        else if (human)
+            snprintf(out[10 + i], 40, "%s", fmt_bytes(b, anon[i]));
+        else
+            snprintf(out[10 + i], 40, "%.0f", anon[i]);
+    }
+    snprintf(out[12], 40, "%s", r->outcome); /* last: scripts match ",oom-killed$" */
 }
 
 void sweep_print_table(FILE *f, const struct sweep_row *row, size_t n, uint64_t ram, uint64_t mem_limit)
@@ -104,15 +116,24 @@ bool sweep_write_tables(const char *dir, const struct sweep_row *row, size_t n, 
     if (ok) {
         for (size_t c = 0; c < NCOLS; c++)
             fprintf(f, "%s%c", csv_cols[c], c + 1 < NCOLS ? ',' : '\n');
+        /* under a cap the anonymous peak is what the prediction is held to
+         * (the cgroup may reclaim file-backed pages), else RSS */
         fprintf(md, "| pw | concurrency | s/proof | peak RSS (GiB) | predicted peak (GiB) | 95%% interval (GiB) | "
-                    "error | outcome | verdict |\n|---:|---:|---:|---:|---:|---|---:|---|---|\n");
+                    "anon peak (GiB) | predicted anon (GiB) | error%s | outcome | verdict |\n"
+                    "|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|\n",
+                mem_limit ? " (anon)" : "");
         for (size_t k = 0; k < n; k++) {
             const struct sweep_row *r = &row[k];
             char fields[NCOLS][40];
             row_fields(fields, r, ram, mem_limit, false);
             for (size_t c = 0; c < NCOLS; c++)
                 fprintf(f, "%s%c", fields[c], c + 1 < NCOLS ? ',' : '\n');
-            char sp[32] = "-", peak[32] = "-", pred[32] = "-", band[64] = "-", errs[32] = "-";
+            char sp[32] = "-", peak[32] = "-", pred[32] = "-", band[64] = "-", errs[32] = "-", an[32] = "-",
+                 pan[32] = "-";
+            if (isfinite(r->peak_anon))
+                snprintf(an, sizeof an, "%.3f", r->peak_anon / GIB);
+            if (isfinite(r->predicted_anon))
+                snprintf(pan, sizeof pan, "%.3f", r->predicted_anon / GIB);
             if (isfinite(r->s_per_proof))
                 snprintf(sp, sizeof sp, "%.2f", r->s_per_proof);
             if (isfinite(r->peak))
@@ -120,11 +141,12 @@ bool sweep_write_tables(const char *dir, const struct sweep_row *row, size_t n, 
             if (isfinite(r->predicted)) {
                 snprintf(pred, sizeof pred, "%.3f", r->predicted / GIB);
                 snprintf(band, sizeof band, "%.3f .. %.3f", r->low / GIB, r->high / GIB);
-                if (strcmp(r->outcome, "complete") == 0 && isfinite(r->peak) && r->peak > 0)
-                    snprintf(errs, sizeof errs, "%+.1f%%", 100 * (r->predicted - r->peak) / r->peak);
+                double meas = mem_limit ? r->peak_anon : r->peak, want = mem_limit ? r->predicted_anon : r->predicted;
+                if (strcmp(r->outcome, "complete") == 0 && isfinite(meas) && meas > 0 && isfinite(want))
+                    snprintf(errs, sizeof errs, "%+.1f%%", 100 * (want - meas) / meas);
             }
-            fprintf(md, "| %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", r->pw, r->conc, sp, peak, pred, band,
-                    errs, r->outcome, r->verdict);
+            fprintf(md, "| %u | %u | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->pw, r->conc, sp, peak, pred,
+                    band, an, pan, errs, r->outcome, r->verdict);
         }
         fprintf(mf, "pw,predicted_peak_rss,predicted_low,predicted_high\n");
         for (unsigned w = 1; predict && w <= pw_top; w++) {

@@ -16,12 +16,16 @@
 struct sweep_row {
     unsigned pw, conc;
     double s_per_proof, peak, predicted, low, high, footprint;
+    /* the anonymous peak (rss_anon), measured and predicted (the predicted
+     * RSS less the model run's file-backed RSS at its peak): what a memory
+     * cgroup charges in full, so a --mem-limit sweep is held to these */
+    double peak_anon, predicted_anon;
     char verdict[32], outcome[32];
     char headline[320]; /* the engine's verdict line (analyze_verdict_lines) */
 };
 
-/* Analyzes one finished (or killed) run of the sweep into row (peak,
- * s/proof, footprint, verdict, outcome) and writes its verdict.json; the
+/* Analyzes one finished (or killed) run of the sweep into row (peak, anon
+ * peak, s/proof: NAN when no proof completed, footprint, verdict, outcome) and writes its verdict.json; the
  * result kept in *keep when keep is not NULL (analyze_result_clear).
  * 0, or -1 after one error line. */
 int sweep_analyze_point(struct sweep_row *row, analyze_result_t *keep, const char *run_dir, uint64_t limit,

@@ -45,6 +45,13 @@ bool analyze_fit_line(double *slope, double *lo, double *hi, double *sd, const d
 int analyze_cmp_double(const void *a, const void *b);
 /* Median of v[0..n) (v is not changed); NAN for n == 0. */
 double analyze_median(const double *v, size_t n);
+/* From samples.csv: *peak_anon the largest rss_anon, *file_at_peak the
+ * rss_file of the sample with the largest rss (NAN where a column is
+ * missing). A memory cgroup charges the anonymous part in full; file-backed
+ * pages (a mapped key) it may reclaim, so under a cap the anonymous peak is
+ * the figure a prediction is held to (docs/diagnosis.md, "Capacity"). */
+void analyze_anon_peak(const run_csv_t *samples, double *peak_anon, double *file_at_peak);
+
 
 /* Growth of one series over time (for `watch`, which has only RSS and GPU):
  * slope in units per second with its 95% interval (AR(1)-corrected), valley
@@ -92,9 +99,15 @@ const char *analyze_run_dir(const analyze_run_t *run);
 
 typedef struct {
     uint64_t ram_bytes; /* RAM to fit in; 0: run.json machine RAM if recorded */
-    double margin;      /* fraction of RAM kept free, e.g. 0.10 */
+    double margin;      /* fraction of RAM kept free, e.g. 0.10; negative: the default (analyze_margin) */
     const char *ram_from; /* how ram_bytes was given ("--ram", "--mem-limit"); NULL: "--ram" */
 } analyze_opts_t;
+/* The margin the limit is held to: opts's when given (>= 0), else 0 for a
+ * memory cgroup's limit (--mem-limit, run.json's mem_limit: the kernel's cap
+ * is exact, as sweep holds it) and 10 % for RAM, which others share.
+ * ram_src names where the limit came from ("--ram", "--mem-limit", "run.json
+ * mem_limit", ...). */
+double analyze_margin(const analyze_opts_t *opts, const char *ram_src);
 
 typedef struct {
     double baseline;            /* B: measured (run.json summary, or idle samples) */
@@ -114,6 +127,7 @@ typedef struct {
     analyze_layer_t layer[ANALYZE_NLAYERS];
     /* headline numbers, also used by `check` and `sweep` */
     double peak_rss, baseline_rss, s_per_proof; /* s_per_proof NAN if unknown */
+    double peak_anon, file_at_peak;               /* analyze_anon_peak; NAN where not sampled */
     double footprint_per_partition, footprint_se; /* rss f_synth: bytes per synthesis slot */
     double leak_rate, leak_lo, leak_hi;           /* of the leak layer, or the largest among those checked */
     int leak_layer;

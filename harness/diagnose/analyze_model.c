@@ -335,6 +335,7 @@ int analyze_model_build(analyze_model_t *model, analyze_result_t *R, const analy
     int chwm = run_csv_col(sc, "hwm");
     for (size_t i = 0; chwm >= 0 && i < n; i++)
         R->peak_rss = fmax(R->peak_rss, run_csv_num(sc, i, chwm));
+    analyze_anon_peak(sc, &R->peak_anon, &R->file_at_peak);
     peak_work = R->peak_rss - R->baseline_rss;
 
     /* -- durations -- */

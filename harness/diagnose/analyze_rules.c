@@ -433,7 +433,7 @@ static void rules_capacity(rules_t *c)
             R->ram_bytes = jnum_get(machine, "ram");
         ram_src = "run.json machine";
     }
-    R->margin = opts ? opts->margin : 0.10;
+    R->margin = analyze_margin(opts, ram_src);
     R->footprint_per_partition = Lr->fitted && Lr->fit.kept[1 + ANALYZE_X_SYNTH] ? Lr->fit.beta[1 + ANALYZE_X_SYNTH] : NAN;
     R->footprint_se = Lr->fitted && Lr->fit.kept[1 + ANALYZE_X_SYNTH] ? Lr->fit.se[1 + ANALYZE_X_SYNTH] : NAN;
     bool capacity = false;
@@ -732,7 +732,7 @@ int analyze_batch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     }
     R.leak_layer = -1;
     R.largest_pw = -1;
-    R.limit_rss = NAN;
+    R.limit_rss = R.peak_anon = R.file_at_peak = NAN;
     analyze_model_t M;
     json_t *J = json_object(), *notes = json_deep_copy(run->notes);
     int rc = analyze_model_build(&M, &R, run, J, notes, err, errlen);

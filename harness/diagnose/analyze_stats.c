@@ -249,3 +249,27 @@ int analyze_trend(analyze_trend_t *ret, const double *t_ms, const double *y, siz
     *ret = tr;
     return 0;
 }
+
+void analyze_anon_peak(const run_csv_t *sc, double *peak_anon, double *file_at_peak)
+{
+    int ca = run_csv_col(sc, "rss_anon"), cf = run_csv_col(sc, "rss_file"), cr = run_csv_col(sc, "rss");
+    double pa = NAN, pr = NAN, file = NAN;
+    for (size_t i = 0; i < sc->nrows; i++) {
+        double a = ca >= 0 ? run_csv_num(sc, i, ca) : NAN, r = cr >= 0 ? run_csv_num(sc, i, cr) : NAN;
+        if (isfinite(a) && !(a <= pa))
+            pa = a;
+        if (isfinite(r) && !(r <= pr)) {
+            pr = r;
+            file = cf >= 0 ? run_csv_num(sc, i, cf) : NAN;
+        }
+    }
+    *peak_anon = pa;
+    *file_at_peak = isfinite(file) ? file : NAN;
+}
+
+double analyze_margin(const analyze_opts_t *opts, const char *ram_src)
+{
+    if (opts && opts->margin >= 0)
+        return opts->margin;
+    return ram_src && strstr(ram_src, "mem-limit") == NULL && strstr(ram_src, "mem_limit") == NULL ? 0.10 : 0.0;
+}

@@ -427,7 +427,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     R.largest_pw = -1;
     R.pw = -1;
     R.samples = n;
-    R.limit_rss = NAN;
+    R.limit_rss = R.peak_anon = R.file_at_peak = NAN;
     R.prove_busy = NAN;
     R.footprint_per_partition = R.footprint_se = NAN;
     for (int l = 0; l < ANALYZE_NLAYERS; l++) {
@@ -619,7 +619,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     for (size_t i = 0; chwm >= 0 && i < n; i++)
         if (isfinite(run_csv_num(sc, i, chwm)))
             R.peak_rss = fmax(R.peak_rss, run_csv_num(sc, i, chwm));
-    R.margin = opts ? opts->margin : 0.10;
+    analyze_anon_peak(sc, &R.peak_anon, &R.file_at_peak);
     R.ram_bytes = opts && opts->ram_bytes ? (double)opts->ram_bytes : NAN;
     const char *ram_src = opts && opts->ram_from ? opts->ram_from : "--ram";
     if (!isfinite(R.ram_bytes) && isfinite(jnum_get(cfg, "mem_limit")))
@@ -628,6 +628,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         R.ram_bytes = jnum_get(rj, "mem_limit"), ram_src = "run.json mem_limit";
     if (!isfinite(R.ram_bytes) && isfinite(jnum_get(json_object_get(rj, "machine"), "ram_bytes")))
         R.ram_bytes = jnum_get(json_object_get(rj, "machine"), "ram_bytes"), ram_src = "run.json machine";
+    R.margin = analyze_margin(opts, ram_src);
     const char *outcome = json_string_value(json_object_get(rj, "outcome"));
     bool oom_killed = outcome && strcmp(outcome, "oom-killed") == 0;
     bool capacity = oom_killed;

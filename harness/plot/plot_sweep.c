@@ -17,6 +17,7 @@
 typedef struct {
     double pw, peak, pred, lo, hi;
     bool killed;
+    double off; /* anonymous figures: the predicted RSS less the predicted anonymous peak */
 } sweep_row_t;
 
 typedef struct {
@@ -75,7 +76,8 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     static const char *const req[] = {"pw", "s_per_proof", "peak_rss", "predicted_peak_rss", NULL};
     static const char *const text[] = {"outcome", NULL};
     static const char *const empty[] = {"s_per_proof", "peak_rss", "predicted_peak_rss", "ram_bytes",
-                                        "footprint_per_partition", "predicted_low", "predicted_high", "mem_limit", NULL};
+                                        "footprint_per_partition", "predicted_low", "predicted_high", "mem_limit",
+                                        "peak_anon", "predicted_peak_anon", NULL};
     run_csv_t c;
     if (run_csv_read(&c, sweep_csv, req, text, empty, err, errlen) < 0)
         return -EINVAL;
@@ -90,7 +92,8 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     }
     int cpw = run_csv_col(&c, "pw"), cpk = run_csv_col(&c, "peak_rss"), cpr = run_csv_col(&c, "predicted_peak_rss"),
         clo = run_csv_col(&c, "predicted_low"), chi = run_csv_col(&c, "predicted_high"),
-        cram = run_csv_col(&c, "ram_bytes"), cml = run_csv_col(&c, "mem_limit"), coc = run_csv_col(&c, "outcome");
+        cram = run_csv_col(&c, "ram_bytes"), cml = run_csv_col(&c, "mem_limit"), coc = run_csv_col(&c, "outcome"),
+        cpa = run_csv_col(&c, "peak_anon"), cppa = run_csv_col(&c, "predicted_peak_anon");
     double ram = NAN, ml = NAN;
     size_t n = 0, n_done = 0, n_killed = 0;
     for (size_t i = 0; i < c.nrows; i++) {
@@ -98,16 +101,34 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
             ram = run_csv_num(&c, i, cram);
         if (run_csv_num(&c, i, cml) > 0)
             ml = run_csv_num(&c, i, cml);
-        /* a failed point (no peak, or an outcome neither complete nor
-         * oom-killed) is not drawn; files without outcomes draw every row */
-        const char *oc = run_csv_text(&c, i, coc);
-        bool killed = strcmp(oc, "oom-killed") == 0;
-        if (!isfinite(run_csv_num(&c, i, cpk)) || (!killed && *oc && strcmp(oc, "complete") != 0))
-            continue;
-        row[n] = (sweep_row_t){run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk), run_csv_num(&c, i, cpr),
-                               run_csv_num(&c, i, clo), run_csv_num(&c, i, chi), killed};
-        *(killed ? &n_killed : &n_done) += 1;
-        n++;
+    }
+    /* under a cap, the anonymous peaks when every drawn row has them */
+    bool anon = isfinite(ml) && cpa >= 0 && cppa >= 0;
+    for (int pass = 0; pass < 2; pass++) {
+        n = n_done = n_killed = 0;
+        for (size_t i = 0; i < c.nrows; i++) {
+            /* a failed point (no peak, or an outcome neither complete nor
+             * oom-killed) is not drawn; files without outcomes draw every row */
+            const char *oc = run_csv_text(&c, i, coc);
+            bool killed = strcmp(oc, "oom-killed") == 0;
+            if (!isfinite(run_csv_num(&c, i, cpk)) || (!killed && *oc && strcmp(oc, "complete") != 0))
+                continue;
+            row[n] = (sweep_row_t){run_csv_num(&c, i, cpw), run_csv_num(&c, i, cpk), run_csv_num(&c, i, cpr),
+                                   run_csv_num(&c, i, clo), run_csv_num(&c, i, chi), killed, 0};
+            if (anon) {
+                /* the prediction shifted by its own RSS-to-anonymous offset */
+                double pa = run_csv_num(&c, i, cpa), off = row[n].pred - run_csv_num(&c, i, cppa);
+                anon = isfinite(pa) && (isfinite(off) || !isfinite(row[n].pred));
+                row[n].peak = pa;
+                row[n].off = isfinite(off) ? off : 0;
+                row[n].pred -= row[n].off, row[n].lo -= row[n].off, row[n].hi -= row[n].off;
+            }
+            *(killed ? &n_killed : &n_done) += 1;
+            n++;
+        }
+        if (pass == 0 && anon)
+            break; /* every row had them: drawn as anonymous */
+        anon = false; /* some row had none: RSS for all (the second pass) */
     }
     run_csv_free(&c);
     if (n_done == 0) {
@@ -121,6 +142,23 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     if (rc < 0) {
         free(row);
         return rc;
+    }
+    if (anon) {
+        /* the model's curve (RSS) shifted too, when one offset fits every
+         * row (the batch model: the file-backed pages do not grow with pw);
+         * else it is not drawn */
+        double off = NAN;
+        bool one = true;
+        for (size_t i = 0; i < n; i++)
+            if (isfinite(row[i].pred) && row[i].pred + row[i].off > 0) {
+                if (!isfinite(off))
+                    off = row[i].off;
+                one = one && fabs(row[i].off - off) <= 0.01 * (row[i].pred + row[i].off);
+            }
+        if (!one || !isfinite(off))
+            nm = 0;
+        for (size_t i = 0; i < nm; i++)
+            model[i].pred -= off, model[i].lo -= off, model[i].hi -= off;
     }
     /* ranges and the scale */
     double pw_lo = INFINITY, pw_hi = -INFINITY, dmax = 0;
@@ -196,9 +234,10 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     const char *slash = strrchr(sweep_csv, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - sweep_csv) : 1, slash ? (slash == sweep_csv ? "/" : sweep_csv) : ".");
     plot_run_name(name, sizeof name, dir);
-    snprintf(title, sizeof title, "%s: peak RSS against pw (%zu run%s completed, %zu OOM-killed)", name, n_done,
-             n_done == 1 ? "" : "s", n_killed);
+    snprintf(title, sizeof title, "%s: %s against pw (%zu run%s completed, %zu OOM-killed)", name,
+             anon ? "anonymous peak (what the cgroup charges)" : "peak RSS", n_done, n_done == 1 ? "" : "s", n_killed);
     plot_vars_str(f, "title", title);
+    plot_vars_str(f, "ylab", anon ? "peak anonymous memory (rss_anon)" : "peak RSS");
     plot_vars_str(f, "unit", u.name);
     /* explicit x range: one pw alone would make gnuplot warn */
     plot_vars_num(f, "xlo", pw_lo - 0.5);

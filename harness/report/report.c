@@ -272,7 +272,7 @@ static void write_sweep_page(FILE *f, const char *run_dir, const run_csv_t *c, c
             }
             double v = run_csv_num(c, i, (int)j);
             char b[32];
-            bool bytes = strstr(nm, "rss") || strstr(nm, "bytes") || strstr(nm, "footprint") ||
+            bool bytes = strstr(nm, "rss") || strstr(nm, "anon") || strstr(nm, "bytes") || strstr(nm, "footprint") ||
                          strstr(nm, "predicted") || strcmp(nm, "mem_limit") == 0;
             if (!isfinite(v))
                 fputs("<td class=\"n\">\xe2\x80\x93</td>", f);
@@ -310,7 +310,8 @@ int report_write(const char *run_dir, const char *out_path, char *err, size_t er
         static const char *const text[] = {"outcome", "verdict", NULL};
         static const char *const empty[] = {"concurrency", "s_per_proof", "predicted_peak_rss",
                                             "footprint_per_partition", "ram_bytes", "predicted_low",
-                                            "predicted_high", "mem_limit", NULL};
+                                            "predicted_high", "mem_limit", "peak_anon", "predicted_peak_anon",
+                                            NULL};
         if ((rc = run_csv_read(&sc, sweep_csv, req, text, empty, err, errlen)) < 0)
             return rc;
         if (sc.nrows == 0) {

@@ -82,7 +82,7 @@ esac
 rc=$?
 line=$(grep '^predicted max pw' "$tmp/sweep.log")
 [ $rc -eq 0 ] || fail "sweep --verify exit $rc: $(tail -5 "$tmp/sweep.log")"
-echo "$line" | grep -Eq '^predicted max pw 3; pw 3 completed, peak [0-9.]+ MiB \(predicted [0-9.]+ MiB, error [0-9]+%\); pw 4 OOM-killed at [0-9.]+ MiB as predicted$' \
+echo "$line" | grep -Eq '^predicted max pw 3; pw 3 completed, anonymous peak [0-9.]+ MiB \(predicted [0-9.]+ MiB, error [0-9]+%\); pw 4 OOM-killed at [0-9.]+ MiB as predicted$' \
   && ok "sweep --verify: $line" || fail "sweep --verify line: '$line'"
 err=$(echo "$line" | sed -n 's/.*error \([0-9]*\)%.*/\1/p')
 [ -n "$err" ] && [ "$err" -le 10 ] || fail "prediction error at pw 3 (not run before): ${err:-?}%, expected <= 10%"

@@ -53,6 +53,7 @@ for r, t in zip(rows, table):
     line = " ".join(t)
     assert t[0] == r["pw"] and t[1] == r["concurrency"], line
     assert t[-1] == r["outcome"] == "complete", line
+    assert float(r["peak_anon"]) > 1 << 20 and float(r["peak_anon"]) <= float(r["peak_rss"]), r
     # the file has 4 places, the table 3: both round the same number
     assert abs(float(t[2]) - float(r["s_per_proof"])) <= 0.00051, (line, r["s_per_proof"])
     assert line.split(" ", 3)[3].startswith(fmt_bytes(float(r["peak_rss"]))), (line, r["peak_rss"])

@@ -65,7 +65,7 @@ if [ $rc -eq 2 ] && grep -q "cgroup" "$tmp/cap.err"; then
   echo "skipped the capped part: $(head -1 "$tmp/cap.err")"
 else
   [ $rc -eq 0 ] || fail "sweep --mem-limit --verify -- pw_knob: exit $rc ($(tail -3 "$tmp/cap.err"))"
-  grep -Eq "^predicted max pw 4; pw 4 completed, peak [0-9.]+ MiB \(predicted [0-9.]+ MiB, error [0-9]+%\); pw 5 OOM-killed at [0-9.]+ MiB as predicted$" \
+  grep -Eq "^predicted max pw 4; pw 4 completed, anonymous peak [0-9.]+ MiB \(predicted [0-9.]+ MiB, error [0-9]+%\); pw 5 OOM-killed at [0-9.]+ MiB as predicted$" \
     "$tmp/cap.out" || fail "--verify line: $(grep -i predicted "$tmp/cap.out")"
   python3 - "$tmp/cap/verify-pw-5/run.json" <<'PY' || fail "verify pw 5: not recorded as an OOM kill"
 import json, sys

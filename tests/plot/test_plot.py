@@ -412,6 +412,34 @@ else:
     if "memory limit %s" % fmt_bytes(cap) not in ts or "OOM-killed (peak reached)" not in ts:
         fail("sweep.svg: no 'memory limit %s' or OOM-killed entry: %s" % (fmt_bytes(cap), ts))
 
+# under a cap with the anonymous peaks (a sweep's newer columns): those are
+# drawn, since the cgroup reclaims file pages and RSS may pass the cap; the
+# file without them above still draws peak RSS
+with open(os.path.join(sw, "sweep.csv"), "w") as f:
+    f.write(head.replace("mem_limit,outcome", "mem_limit,peak_anon,predicted_peak_anon,outcome"))
+    f.write("1,1,1.5,%d,%d,%d,,%d,%d,%d,%d,%d,complete\n" % (50 * MIB, 51 * MIB, 5 * MIB, 49 * MIB, 53 * MIB, cap,
+                                                           20 * MIB, 21 * MIB))
+    f.write("4,1,1.9,%d,%d,%d,,%d,%d,%d,%d,%d,complete\n" % (55 * MIB, 66 * MIB, 5 * MIB, 64 * MIB, 68 * MIB, cap,
+                                                           35 * MIB, 36 * MIB))
+    f.write("5,1,,%d,%d,%d,,%d,%d,%d,%d,%d,oom-killed\n" % (56 * MIB, 71 * MIB, 5 * MIB, 69 * MIB, 73 * MIB, cap,
+                                                            39 * MIB, 41 * MIB))
+with open(os.path.join(sw, "sweep-model.csv"), "w") as f:
+    f.write("pw,predicted_peak_rss,predicted_low,predicted_high\n")
+    for w in range(1, 7):
+        f.write("%d,%d,%d,%d\n" % (w, (46 + 5 * w) * MIB, (44 + 5 * w) * MIB, (48 + 5 * w) * MIB))
+rc, o, e = run("plot", sw)
+if rc != 0 or e:
+    fail("plot sweep with anonymous peaks: exit %d %r" % (rc, e))
+else:
+    ts = texts(os.path.join(sw, "sweep.svg"))
+    if not any("anonymous peak (what the cgroup charges) against pw" in t for t in ts) or \
+            "peak anonymous memory (rss_anon)" not in ts:
+        fail("sweep.svg under a cap: not drawn as anonymous peaks: %s" % ts)
+    # one unit: the anonymous figures and the limit (40 MiB) set the scale
+    if y_tick_units(ts) != {"MiB"}:
+        fail("sweep.svg (anonymous): tick units %s" % y_tick_units(ts))
+os.remove(os.path.join(sw, "sweep-model.csv"))
+
 # ---- a watch run ----
 wd = os.path.join(tmp, "watch-run")
 gen(gen_watch, "sites", wd, "--marks")

@@ -1,11 +1,12 @@
-# zkbench plot: measured and predicted peak RSS against pw, with intervals,
+# zkbench plot: measured and predicted peak RSS (under a memory limit, the
+# anonymous peak) against pw, with intervals,
 # the model's curve and band, and the RAM or memory limit when known.
 # DATADIR/sweep.dat: pw peak predicted low high (completed runs; NaN: none)
 # DATADIR/killed.dat: the same for OOM-killed runs
 # DATADIR/pred.dat: pw predicted low high (every run with a prediction)
 # DATADIR/range.dat: pw min max of the measured peaks (pws run more than once)
 # DATADIR/model.dat: pw predicted low high (sweep-model.csv)
-# vars.gp: title unit xlo xhi ymax has_pred has_killed has_range has_model
+# vars.gp: title ylab unit xlo xhi ymax has_pred has_killed has_range has_model
 #   lim lim_on lim_label. Only elements with data are drawn: gnuplot's
 #   warnings count as errors.
 load ARG0[1:strstrt(ARG0, "sweep.gp") - 1]."common.gp"
@@ -17,7 +18,7 @@ model = ARG1."/model.dat"
 pred = ARG1."/pred.dat"
 set title title
 set xlabel "pw (synthesis workers: partitions synthesized in parallel)"
-set ylabel "peak RSS"
+set ylabel ylab
 set format y "%g ".unit
 set yrange [0:ymax]
 set xtics 1
