@@ -435,7 +435,7 @@ static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t
         xyzz_t *buck = (xyzz_t *)(pass ? ws->pbuck.p : ws->buck.p);
         if (pass)
             CUDA_TRY(cudaMemsetAsync(buck, 0, (size_t)nb * sizeof(xyzz_t), ws->s0)); /* infinity */
-        msm_accumulate_kernel<F><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
+        msm_accumulate_kernel<F, msm_accumulate_min_blocks<F>()><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
             dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
             buck, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
         if ((rc = CUDA_CHECK_LAUNCH("msm_accumulate_kernel")) < 0)

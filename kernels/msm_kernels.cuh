@@ -108,6 +108,19 @@ __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t 
     hi = count - lo < len ? count : lo + len;
 }
 
+/* Blocks of 128 that the accumulation must fit on one SM, which caps its
+ * registers (65536 / (128 MINB)). Left free, ptxas gave the G1 instance
+ * 242 registers, 8 warps an SM; held to 128 it spills nothing, and on the
+ * H200 (one call, 2026-12-03) G1 with resident bases took 226.9 ms at 2^24
+ * where 242 registers took 351.1 (2^22: 61.9 / 93.0, 2^20: 21.3 / 28.5).
+ * G2 needs its 255 registers: held to 168 or 128 it spills 1.4-3 KiB a
+ * thread and took 1595 and 1281 ms at 2^24 against 993. */
+template <class F>
+constexpr int msm_accumulate_min_blocks()
+{
+    return sizeof(F) > 48 ? 1 : 4;
+}
+
 /* One thread per chunk of the sorted pairs: each run of one bucket is
  * summed; a run that is its whole bucket is added to buckets[k], else it is
  * a piece of a bucket crossing chunks: the chunk's first run goes to
@@ -120,8 +133,8 @@ __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t 
  * call of the full addition here put the accumulator in local memory, and
  * passes ran 2-3x slower on the H200. Empty buckets must be zeroed
  * (infinity) before. */
-template <class F>
-__global__ void __launch_bounds__(128)
+template <class F, int MINB>
+__global__ void __launch_bounds__(128, MINB)
 msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
                       const uint32_t *__restrict__ keys,
                       const uint32_t *__restrict__ vals,
