@@ -210,6 +210,17 @@ static inline size_t msm_max_chunk(int nw)
     return ((size_t)MSM_MAX_ITEMS / (size_t)nw) & ~(size_t)63;
 }
 
+/* ZKBENCH_MSM_WINDOW=C, C in 2 .. MSM_MAX_WINDOW: an experiment's switch
+ * (results/h200/msm-vs-sppark.md) that gives every MSM whose window is
+ * chosen from its size C bits instead, so that one binary times several
+ * widths in the benchmark and in the prover; any other value is ignored. */
+static unsigned msm_window_override(void)
+{
+    const char *e = getenv("ZKBENCH_MSM_WINDOW");
+    int c = e ? atoi(e) : 0;
+    return c >= 2 && c <= MSM_MAX_WINDOW ? (unsigned)c : 0;
+}
+
 /* pass_bases: the most bases one pass reads; when 0 (a budget, no density
  * at hand), the upper bound min(chunk, n_bases). */
 template <class F>
@@ -222,6 +233,8 @@ static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool den
         return -EINVAL;
     if (n > MSM_MAX_ITEMS)
         return -EOVERFLOW;
+    if (!window)
+        window = msm_window_override();
     pl->c = window ? (int)window : (int)msm_window_for(n);
     pl->nw = (256 + pl->c - 1) / pl->c;
     pl->nb = (uint32_t)pl->nw << (pl->c - 1);
