@@ -17,6 +17,10 @@ for t in test_gpu_field test_gpu_ntt test_gpu_msm test_gpu_groth16 test_gpu_setu
 done
 cp "$b/tests/params/bench_params_map" "$d/"
 cp -L /usr/lib/x86_64-linux-gnu/libgmp.so.10 "$d/"
+# the anchor is a binary in ../shared/peers (older layouts: a folder of that name holding it)
+for a in ../shared/peers/sppark-anchor ../shared/peers/sppark-anchor/sppark-anchor; do
+  if [ -f "$a" ] && [ -x "$a" ]; then cp "$a" "$d/sppark-anchor"; break; fi
+done
 # symbols stay here: stripped, the carry fits the 64 MiB beside the tree
 strip --strip-debug "$d"/zkbench "$d"/test_gpu_* "$d"/bench_gpu_prover "$d"/bench_params_map
 git describe --always --dirty --abbrev=12 >"$d/COMMIT"
