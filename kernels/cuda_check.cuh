@@ -21,6 +21,9 @@
  * front of '(' is kept. */
 int kernels_cuda_check(cudaError_t err, const char *call, const char *file,
                        int line);
+/* Records msg for kernels_last_error() (a failure that is not a CUDA
+ * call's) and returns rc. */
+int kernels_record_error(int rc, const char *msg);
 /* The errno for a CUDA error, without recording anything. */
 int kernels_cuda_errno(cudaError_t err);
 

@@ -66,6 +66,12 @@ int kernels_cuda_check(cudaError_t err, const char *call, const char *file,
     return kernels_cuda_errno(err);
 }
 
+int kernels_record_error(int rc, const char *msg)
+{
+    snprintf(last_error, sizeof last_error, "%s", msg);
+    return rc;
+}
+
 const char *kernels_last_error(void)
 {
     return last_error[0] ? last_error : "no CUDA error recorded";

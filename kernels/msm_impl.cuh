@@ -213,12 +213,20 @@ static inline size_t msm_max_chunk(int nw)
 /* ZKBENCH_MSM_WINDOW=C, C in 2 .. MSM_MAX_WINDOW: an experiment's switch
  * (results/h200/msm-vs-sppark.md) that gives every MSM whose window is
  * chosen from its size C bits instead, so that one binary times several
- * widths in the benchmark and in the prover; any other value is ignored. */
-static unsigned msm_window_override(void)
+ * widths in the benchmark and in the prover. *c: C, or 0 when it is unset
+ * or empty; any other value fails the MSM with -EINVAL. */
+static int msm_window_override(unsigned *c)
 {
     const char *e = getenv("ZKBENCH_MSM_WINDOW");
-    int c = e ? atoi(e) : 0;
-    return c >= 2 && c <= MSM_MAX_WINDOW ? (unsigned)c : 0;
+    *c = 0;
+    if (!e || !*e)
+        return 0;
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (*end || v < 2 || v > MSM_MAX_WINDOW)
+        return kernels_record_error(-EINVAL, "ZKBENCH_MSM_WINDOW: not a window width (2 .. 20 bits)");
+    *c = (unsigned)v;
+    return 0;
 }
 
 /* pass_bases: the most bases one pass reads; when 0 (a budget, no density
@@ -233,8 +241,9 @@ static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool den
         return -EINVAL;
     if (n > MSM_MAX_ITEMS)
         return -EOVERFLOW;
-    if (!window)
-        window = msm_window_override();
+    int rc;
+    if (!window && (rc = msm_window_override(&window)) < 0)
+        return rc;
     pl->c = window ? (int)window : (int)msm_window_for(n);
     pl->nw = (256 + pl->c - 1) / pl->c;
     pl->nb = (uint32_t)pl->nw << (pl->c - 1);
@@ -262,8 +271,8 @@ static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool den
      * combine adds one after the other (chunks of 16 made 250 repeated
      * values at 2^18 cost 1.95x random scalars on the H200) */
     pl->chunks = (uint32_t)(pl->items / 64 ? pl->items / 64 : 1);
-    if (pl->chunks > (sizeof(F) > 48 ? (1u << 17) : (1u << 18)))
-        pl->chunks = sizeof(F) > 48 ? (1u << 17) : (1u << 18);
+    if (pl->chunks > (msm_is_g2<F>() ? (1u << 17) : (1u << 18)))
+        pl->chunks = msm_is_g2<F>() ? (1u << 17) : (1u << 18);
     pl->stage = pl->chunk < MSM_CHUNK ? pl->chunk : MSM_CHUNK;
     cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
     return CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, pl->tmp_bytes, dk, dv, (int)pl->items, 0,

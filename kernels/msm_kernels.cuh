@@ -11,6 +11,13 @@
 #include "kernels/curve.cuh"
 #include "kernels/msm_digits.cuh"
 
+/* The G2 instance (coordinates in Fp2, 96 bytes) rather than G1's (Fp). */
+template <class F>
+constexpr bool msm_is_g2()
+{
+    return sizeof(F) > sizeof(dev_fp_t);
+}
+
 /* ---- kernels ----------------------------------------------------------- */
 
 /* The digits of scalars i0 + k, k in [k0, k1), of a pass starting at
@@ -118,7 +125,7 @@ __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t 
 template <class F>
 constexpr int msm_accumulate_min_blocks()
 {
-    return sizeof(F) > 48 ? 1 : 4;
+    return msm_is_g2<F>() ? 1 : 4;
 }
 
 /* One thread per chunk of the sorted pairs: each run of one bucket is

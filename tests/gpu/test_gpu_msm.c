@@ -394,6 +394,25 @@ int main(void)
         int rc = kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, windows[w]);
         check_g1("window", n, false, false, &cpu, &gpu, rc);
     }
+    /* ZKBENCH_MSM_WINDOW: a width replaces the size's choice (the same sum
+     * as the CPU's); anything but a width 2 .. 20 fails the MSM with -EINVAL
+     * and says so in kernels_last_error */
+    {
+        static const char *bad[] = {"1", "21", "abc", "16x", "-3"};
+        g1_jac_t cpu, gpu;
+        size_t n = 1000;
+        make_scalars(n, false);
+        CHECK(msm_g1(&cpu, b1, n, sc, n, NULL, NULL) == 0);
+        setenv("ZKBENCH_MSM_WINDOW", "20", 1);
+        check_g1("ZKBENCH_MSM_WINDOW=20", n, false, false, &cpu, &gpu,
+                 kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, 0));
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            setenv("ZKBENCH_MSM_WINDOW", bad[i], 1);
+            CHECK(kernels_msm(&gpu, KERNELS_CURVE_G1, b1, n, sc, n, NULL, 0) == -EINVAL);
+            CHECK(strstr(kernels_last_error(), "ZKBENCH_MSM_WINDOW") != NULL);
+        }
+        unsetenv("ZKBENCH_MSM_WINDOW");
+    }
     /* all scalars equal (one huge bucket), and all ones */
     {
         g1_jac_t cpu, gpu;
