@@ -281,8 +281,8 @@ int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars,
                               size_t chunk, size_t *device_bytes,
                               size_t *pinned_bytes);
 
-/* The most scalars one pass of this curve and size can take (the chunk
- * that needs no second pass below it), for budgets. */
+/* The most scalars one pass of either curve's MSM of this size can take
+ * (the chunk that needs no second pass below it), for budgets. */
 size_t kernels_msm_max_chunk(size_t n_scalars);
 
 /* Bases for kernels_msm_run: uploaded once and kept on the current device

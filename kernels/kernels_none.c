@@ -182,8 +182,9 @@ int kernels_msm_scratch_bytes(enum kernels_curve curve, size_t n_scalars, size_t
 
 size_t kernels_msm_max_chunk(size_t n_scalars)
 {
-    /* the CUDA build's bound: 16-bit windows (8 up to 4096 scalars), pairs below 2^31 */
-    size_t windows = n_scalars <= 4096 ? 32 : 16;
+    /* the CUDA build's bound: its narrowest window for the size (8 bits up
+     * to 4096 scalars, 13 up to 2^21, 16 above), pairs below 2^31 */
+    size_t windows = n_scalars <= 4096 ? 32 : n_scalars <= ((size_t)1 << 21) ? 20 : 16;
     return ((size_t)0x7fffffff / windows) & ~(size_t)63;
 }
 

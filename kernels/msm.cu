@@ -257,7 +257,9 @@ static size_t msm_point_bytes(enum kernels_curve curve)
 
 size_t kernels_msm_max_chunk(size_t n_scalars)
 {
-    unsigned c = msm_window_for(n_scalars);
+    /* the narrower of G1's and G2's widths: more windows, the smaller pass */
+    unsigned c1 = msm_window_for(n_scalars, false), c2 = msm_window_for(n_scalars, true);
+    unsigned c = c1 < c2 ? c1 : c2;
     return msm_max_chunk((int)((256 + c - 1) / c));
 }
 

@@ -14,18 +14,25 @@
 #define MSM_MAX_WINDOW 20
 
 /*
- * The window width: a divisor of 256. Scalars are below 2^255, so with
- * c | 256 the top window's signed digits span 0 .. 2^(c-1) like every other
- * window's. With other widths the top window holds only the few bits left
- * over, and a handful of its buckets receive a large share of all points,
- * each bucket summed by one thread: on the H200, c = 15 at 2^20 put half the
- * points in one bucket (16.6 s for the MSM), c = 11 at 2^16 a quarter in
- * each of four (0.65 s). 16 bits give 2^19 buckets, enough threads from
- * 2^13 points up; below that, 8 bits keep the reduction small.
+ * The window width for n scalars, G1's or G2's (g2). The top window holds
+ * the bits of 256 / c windows' worth left over below 2^255. With c | 256
+ * its signed digits span 0 .. 2^(c-1) like every other window's. With
+ * c = 13 it holds 8 bits, and about 1/118 of the points fall in each of its
+ * live buckets, each bucket summed by one thread; with fewer bits left the
+ * share grows: on the H200, c = 15 at 2^20 put half the points in one bucket
+ * (16.6 s for the MSM), c = 11 at 2^16 a quarter in each of four (0.65 s).
+ * Widths measured on the H200 at 2^16 .. 2^24 over c = 10 .. 20
+ * (results/h200/msm-windows.md): 13 bits win where the reduction of 16
+ * bits' 2^19 buckets dominates, up to 2^17 scalars for G1 (6.3 against
+ * 10.8 ms at 2^16) and 2^21 for G2 (90 against 97 ms at 2^20), whose
+ * reduction costs more; 16 bits above (G1 at 2^24: 228 ms against 283);
+ * 8 bits for 4096 scalars and fewer, where 13 bits leave buckets empty.
  */
-static inline __host__ __device__ unsigned msm_window_for(size_t n)
+static inline __host__ __device__ unsigned msm_window_for(size_t n, bool g2)
 {
-    return n <= 4096 ? 8 : 16;
+    if (n <= 4096)
+        return 8;
+    return n <= (g2 ? ((size_t)1 << 21) : ((size_t)1 << 17)) ? 13 : 16;
 }
 
 /*

@@ -244,7 +244,7 @@ static int msm_plan_make(struct msm_plan *pl, size_t n, size_t n_bases, bool den
     int rc;
     if (!window && (rc = msm_window_override(&window)) < 0)
         return rc;
-    pl->c = window ? (int)window : (int)msm_window_for(n);
+    pl->c = window ? (int)window : (int)msm_window_for(n, msm_is_g2<F>());
     pl->nw = (256 + pl->c - 1) / pl->c;
     pl->nb = (uint32_t)pl->nw << (pl->c - 1);
     size_t most = msm_max_chunk(pl->nw);
