@@ -11,7 +11,8 @@
  *                 g above 1.45 times its 95% half-width (about a 99.5%
  *                 interval above 0: four layers are tested, and with 95%
  *                 one healthy noisy synthetic run in 20 had one layer's
- *                 interval above 0), g >= 1 MiB/proof, and a confirmation:
+ *                 interval above 0), g >= 1 MiB/proof (tracked: >= 1% of
+ *                 its peak working set, 4 KiB .. 1 MiB), and a confirmation:
  *                 drained, the layer ends >= a third of g*proofs above B
  *                 (what comes back at the end was held, not lost: a slow
  *                 dealloc queue raises the floors too; a third, not half:
