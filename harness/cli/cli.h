@@ -132,6 +132,9 @@ const cli_cmd_t *cli_command_find(const char *name);
      "once)"},                                                                                                    \
     {"metrics-file", METRICS_OPT_FILE, "PATH",                                                                    \
      "rewrite PATH atomically every 2 s with the same metrics (text\nformat, for node_exporter's textfile "      \
-     "collector)"}
+     "collector)"},                                                                                               \
+    {"metrics-verdict-s", METRICS_OPT_VERDICT_S, "S",                                                             \
+     "with --listen or --metrics-file: zkbench_verdict, analyze's verdict\nof the run so far, every S seconds "   \
+     "(default 30; 0: at the end only)"}
 
 #endif

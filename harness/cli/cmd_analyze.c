@@ -1,7 +1,9 @@
 /*
  * `zkbench analyze RUN_DIR`: the diagnosis of a run (analyze.h): a report
  * with the memory layers side by side, or one JSON object with --json; the
- * verdict is written into RUN_DIR/run.json either way. Exit 0 after a
+ * verdict is written into RUN_DIR/run.json either way, unless --no-save or
+ * the run's process is alive (run.json is its writer's until the end, and a
+ * write of ours could undo one of its own). Exit 0 after a
  * diagnosis (whatever the verdict), 2 for bad arguments or run files.
  */
 #include <math.h>
@@ -16,7 +18,7 @@
 #include "harness/run/run_csv.h"
 
 
-enum { OPT_RAM = 'r', OPT_MEM_LIMIT = 'L', OPT_MARGIN = 'm', OPT_JSON = 'j' };
+enum { OPT_RAM = 'r', OPT_MEM_LIMIT = 'L', OPT_MARGIN = 'm', OPT_JSON = 'j', OPT_NO_SAVE = 'n' };
 
 static const cli_opt_t analyze_opts[] = {
     {"ram", OPT_RAM, "SIZE", "the memory pw must fit (755GiB, 128G, 64000000000;\n"
@@ -24,18 +26,21 @@ static const cli_opt_t analyze_opts[] = {
     {"mem-limit", OPT_MEM_LIMIT, "SIZE", "the same for a memory cgroup's limit"},
     {"margin", OPT_MARGIN, "PCT", "percent of SIZE kept free (default 10; 0 for a memory cgroup's limit)"},
     {"json", OPT_JSON, NULL, "print one JSON object instead of the report"},
+    {"no-save", OPT_NO_SAVE, NULL, "do not write the verdict into RUN_DIR/run.json"},
     {NULL, 0, NULL, NULL},
 };
 
 const cli_cmd_t cli_cmd_analyze = {
     .name = "analyze",
     .summary = "diagnose a run: leak, retention, held-too-long, queue-pileup, capacity",
-    .synopsis = "zkbench analyze RUN_DIR [--ram SIZE | --mem-limit SIZE] [--margin PCT] [--json]",
+    .synopsis = "zkbench analyze RUN_DIR [--ram SIZE | --mem-limit SIZE] [--margin PCT] [--json] [--no-save]",
     .about = "Diagnoses a run of zkbench batch or watch: leak, queue-pileup, held-too-long,\n"
              "retention, capacity or healthy, with the numbers behind it, the bytes a\n"
              "partition holds in each pipeline state, the predicted peak for other pw\n"
              "values and the largest pw that fits --ram or --mem-limit less --margin.\n"
-             "The verdict is also written into RUN_DIR/run.json. A watch run is judged\n"
+             "The verdict is also written into RUN_DIR/run.json, except with --no-save\n"
+             "or while the run's process is alive (run.json is its writer's until the\n"
+             "run ends; the status line says still running). A watch run is judged\n"
              "from its RSS layers' valley floors per proof (marks.csv, proofs_done) or per\n"
              "second, and with --trace by allocation site. See docs/diagnosis.md.\n",
     .opts = analyze_opts,
@@ -59,7 +64,7 @@ const cli_cmd_t cli_cmd_analyze = {
 int cmd_analyze(int argc, char **argv)
 {
     analyze_opts_t o = {.ram_bytes = 0, .margin = -1}; /* the default: analyze_margin */
-    bool json = false;
+    bool json = false, save = true;
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_analyze, argc, argv);
     int c;
@@ -83,6 +88,7 @@ int cmd_analyze(int argc, char **argv)
             break;
         }
         case OPT_JSON: json = true; break;
+        case OPT_NO_SAVE: save = false; break;
         }
     }
     if (c == CLI_EXIT)
@@ -97,7 +103,7 @@ int cmd_analyze(int argc, char **argv)
     if (analyze_run_open(&run, &r, dir, &o, err, sizeof err) < 0)
         return cli_error(2, "analyze: %s", err);
     int status = 0;
-    if (analyze_write_verdict(dir, &r, err, sizeof err) < 0)
+    if (save && !r.live && analyze_write_verdict(dir, &r, err, sizeof err) < 0)
         status = cli_error(1, "analyze: %s", err);
     if (json) {
         json_dumpf(r.json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -204,7 +204,8 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
             break;
         case METRICS_OPT_LISTEN:
         case METRICS_OPT_FILE:
-        case METRICS_OPT_LINGER: {
+        case METRICS_OPT_LINGER:
+        case METRICS_OPT_VERDICT_S: {
             char merr[256];
             if (metrics_opts_set(&o->metrics, c, val, merr, sizeof merr) < 0)
                 return cli_error(2, "batch: %s", merr);

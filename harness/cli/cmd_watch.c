@@ -206,6 +206,7 @@ struct watch_opts {
     double thin_after, thin_interval; /* --thin-after, --thin-interval: seconds */
     bool out_existed;      /* --out named a folder that was there (kept on a refusal) */
     metrics_t *metrics;    /* fed by the sampler; NULL: none */
+    metrics_export_t *mx;  /* zkbench_verdict of the run folder once it exists; NULL: none */
 };
 
 /* Starts cmd (inside cap when given) in a process group of its own
@@ -397,6 +398,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         return cli_error(1, "watch: %s", derr);
     }
     json_decref(pre);
+    if (metrics_export_verdict(w->mx, dir, NULL, NULL, derr, sizeof derr) < 0)
+        cli_error(0, "watch: %s", derr); /* the metrics go on without a verdict */
     FILE *procs = NULL;
     nvml_gpu_t *nvml = NULL;
     int in_rc = watch_outputs_open(w, dir, &procs, &nvml);
@@ -781,7 +784,8 @@ int cmd_watch(int argc, char **argv)
             break;
         case METRICS_OPT_LISTEN:
         case METRICS_OPT_FILE:
-        case METRICS_OPT_LINGER: {
+        case METRICS_OPT_LINGER:
+        case METRICS_OPT_VERDICT_S: {
             char merr[256];
             if (metrics_opts_set(&mo, c, val, merr, sizeof merr) < 0)
                 return cli_error(2, "watch: %s", merr);
@@ -869,7 +873,7 @@ int cmd_watch(int argc, char **argv)
         if (metrics_export_start(mx, &mc, err, sizeof err) < 0)
             rc = cli_error(1, "watch: %s", err);
         else
-            w.metrics = metrics_export_metrics(mx);
+            w.metrics = metrics_export_metrics(mx), w.mx = mx;
     }
     if (rc == 0)
         rc = watch_capped(&w);

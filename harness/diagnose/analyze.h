@@ -154,6 +154,9 @@ typedef struct {
      * proofs (3 more)", "--sample-ms 30: ..."); "" otherwise */
     char decide[400];
     bool dead; /* status running, and the process that wrote it is gone */
+    /* status running, and the process that writes it is alive: run.json is
+     * still its writer's, so analyze leaves it alone (cmd_analyze) */
+    bool live;
     /* what the capacity model says in one line (a batch run): the largest
      * pw that fits, that any pw fits, or why no number can be given */
     char capacity_line[640];

@@ -73,7 +73,7 @@ static void engine_status(analyze_result_t *R, const analyze_run_t *run)
     if (strcmp(what, "running") == 0) {
         int alive = writer_alive(json_object_get(rj, "writer"));
         if (alive == 1) {
-            still = true;
+            still = R->live = true;
             snprintf(R->status_line, sizeof R->status_line,
                      "still running: its process is alive; what follows covers its first %zu samples (to%s)",
                      sc->nrows, at);
@@ -160,6 +160,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     json_object_set_new(R->json, "status_line", R->status_line[0] ? json_string(R->status_line) : json_null());
     json_object_set_new(R->json, "decide", R->decide[0] ? json_string(R->decide) : json_null());
     json_object_set_new(R->json, "dead", json_boolean(R->dead));
+    json_object_set_new(R->json, "live", json_boolean(R->live));
     json_object_set_new(R->json, "capacity_line", R->capacity_line[0] ? json_string(R->capacity_line) : json_null());
     return 0;
 }

@@ -62,6 +62,10 @@ struct metrics {
     size_t n_fit, head;
     bool rate_ok;
     double rate[LAYERS];
+
+    /* analyze's verdict of the run so far (metrics_set_verdict); "": none
+     * yet. Arrays, not pointers: metrics_render copies the struct. */
+    char verdict[32], headline[METRICS_HEADLINE_MAX];
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -261,6 +265,16 @@ void metrics_set_gpu(metrics_t *m, bool gpu)
         return;
     pthread_mutex_lock(&m->lock);
     m->gpu = gpu;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void metrics_set_verdict(metrics_t *m, const char *verdict, const char *headline)
+{
+    if (!m || !verdict || !headline)
+        return;
+    pthread_mutex_lock(&m->lock);
+    snprintf(m->verdict, sizeof m->verdict, "%s", verdict);
+    snprintf(m->headline, sizeof m->headline, "%s", headline);
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -531,6 +545,15 @@ static void render(const metrics_t *m, enum metrics_format fmt, struct sbuf *b)
             sb_double(b, m->rate[l]);
             sb_put(b, "\n", 1);
         }
+    }
+    if (m->verdict[0]) {
+        family(b, fmt, "zkbench_verdict", "gauge", NULL,
+               "zkbench analyze's verdict of the run so far, and its headline in the same words; 1.");
+        sb_put(b, "zkbench_verdict{verdict=", 24);
+        sb_label_value(b, m->verdict);
+        sb_put(b, ",headline=", 10);
+        sb_label_value(b, m->headline);
+        sb_put(b, "} 1\n", 4);
     }
     if (m->have_sample) {
         family(b, fmt, "zkbench_sampler_tick_seconds", "gauge", "seconds", "Cost of the sampler's latest tick.");

@@ -32,6 +32,9 @@ struct metrics_config {
     uint64_t mem_limit; /* bytes, --mem-limit or the cgroup's memory.max; 0: unknown */
 };
 
+/* The longest verdict headline kept (analyze_result_t's is shorter). */
+#define METRICS_HEADLINE_MAX 400
+
 /* Proofs in the rolling leak-rate fit, and the fewest that give a rate. */
 #define METRICS_FIT_WINDOW 32
 #define METRICS_FIT_MIN 4
@@ -63,6 +66,11 @@ void metrics_set_gpu(metrics_t *m, bool gpu);
 int metrics_render(metrics_t *m, enum metrics_format fmt, char **text, size_t *len, bool *ended);
 /* The Content-Type of a format. */
 const char *metrics_content_type(enum metrics_format fmt);
+
+/* analyze's verdict of the run so far (metrics_verdict.h): the verdict's
+ * name ("leak", "inconclusive", ...) and its headline, exported as
+ * zkbench_verdict{verdict=..., headline=...} 1 from then on. */
+void metrics_set_verdict(metrics_t *m, const char *verdict, const char *headline);
 
 /* The rolling fit now: growth per proof of RSS (layer 0) or je_allocated
  * (layer 1); false while fewer than METRICS_FIT_MIN intervals (after the

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness/metrics/metrics_http.h"
+#include "harness/metrics/metrics_verdict.h"
 
 struct metrics_export {
     struct metrics_opts o;
@@ -21,6 +22,7 @@ struct metrics_export {
     char path[4096], tmp[8400], dir[4096];
     metrics_t *m;
     metrics_http_t *http;
+    metrics_verdict_t *verdict;
 
     pthread_t writer;
     bool writer_on;
@@ -35,6 +37,7 @@ void metrics_opts_init(struct metrics_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->linger_s = METRICS_LINGER_DEFAULT_S;
+    o->verdict_s = METRICS_VERDICT_PERIOD_S;
 }
 
 int metrics_opts_set(struct metrics_opts *o, int c, const char *arg, char *err, size_t errlen)
@@ -57,6 +60,17 @@ int metrics_opts_set(struct metrics_opts *o, int c, const char *arg, char *err, 
             return -EINVAL;
         }
         o->linger_s = (unsigned)v;
+        return 1;
+    }
+    case METRICS_OPT_VERDICT_S: {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(arg, &end, 10);
+        if (!arg[0] || *end || errno || arg[0] == '-' || v > 86400) {
+            snprintf(err, errlen, "--metrics-verdict-s must be 0..86400 seconds, got '%s'", arg);
+            return -EINVAL;
+        }
+        o->verdict_s = (unsigned)v;
         return 1;
     }
     default: return 0;
@@ -258,6 +272,19 @@ int metrics_export_start(metrics_export_t *x, const struct metrics_config *cfg, 
     return 0;
 }
 
+int metrics_export_verdict(metrics_export_t *x, const char *run_dir, metrics_place_fn place, void *place_ctx,
+                           char *err, size_t errlen)
+{
+    if (!x || !x->m || x->verdict)
+        return 0;
+    struct metrics_verdict_config vc = {.run_dir = run_dir, .period_s = x->o.verdict_s, .place = place,
+                                        .place_ctx = place_ctx};
+    int rc = metrics_verdict_start(&x->verdict, x->m, &vc);
+    if (rc < 0)
+        snprintf(err, errlen, "metrics: cannot start the verdict's thread: %s", strerror(-rc));
+    return rc;
+}
+
 static void writer_stop(metrics_export_t *x)
 {
     if (!x->writer_on)
@@ -274,6 +301,10 @@ int metrics_export_end(metrics_export_t *x, atomic_int *stop, char *err, size_t 
 {
     if (!x || !x->m)
         return 0;
+    /* the final verdict before the final values are served or written; a
+     * failed evaluation leaves the last one (the run's own error says why) */
+    char verr[800];
+    metrics_verdict_stop(x->verdict, true, verr, sizeof verr);
     metrics_set_running(x->m, false);
     int rc = 0;
     if (x->http && x->o.linger_s > 0) {
@@ -313,6 +344,7 @@ void metrics_export_free(metrics_export_t *x)
     if (!x)
         return;
     writer_stop(x);
+    metrics_verdict_free(x->verdict);
     metrics_http_stop(x->http);
     if (x->fd >= 0)
         close(x->fd);

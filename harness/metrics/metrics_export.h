@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "harness/metrics/metrics.h"
+#include "harness/metrics/metrics_verdict.h"
 
 #define METRICS_FILE_PERIOD_MS 2000
 #define METRICS_LINGER_DEFAULT_S 30
@@ -25,27 +26,16 @@ enum {
     METRICS_OPT_LISTEN = 0x1501,
     METRICS_OPT_FILE,
     METRICS_OPT_LINGER,
+    METRICS_OPT_VERDICT_S,
 };
-/* Entries of a command's struct option table. */
-#define METRICS_LONG_OPTIONS                                                    \
-    {"listen", required_argument, NULL, METRICS_OPT_LISTEN},                    \
-    {"metrics-file", required_argument, NULL, METRICS_OPT_FILE},                \
-    {"listen-linger", required_argument, NULL, METRICS_OPT_LINGER}
-/* Lines of a command's usage text. */
-#define METRICS_USAGE                                                                          \
-    "  --listen ADDR:PORT      serve /metrics (OpenMetrics) for Prometheus while the run lasts;\n" \
-    "                          :PORT alone binds the loopback address, 0.0.0.0:PORT all\n"        \
-    "  --listen-linger S       after the run, serve until a scrape has fetched the final values,\n" \
-    "                          at most S seconds (default 30; 0: stop at once)\n"                  \
-    "  --metrics-file PATH     rewrite PATH atomically every 2 s with the same metrics (text\n"    \
-    "                          format, for node_exporter's textfile collector)\n"
 
 struct metrics_opts {
     const char *listen, *file;
-    unsigned linger_s;
+    unsigned linger_s, verdict_s;
 };
 
-/* Defaults: no export, linger METRICS_LINGER_DEFAULT_S. */
+/* Defaults: no export, linger METRICS_LINGER_DEFAULT_S, a verdict every
+ * METRICS_VERDICT_PERIOD_S. */
 void metrics_opts_init(struct metrics_opts *o);
 /* Takes option c (a METRICS_OPT_* value) with its argument: 1 taken, 0 not
  * one of these, -EINVAL with err naming the value. */
@@ -62,11 +52,19 @@ const char *metrics_export_address(const metrics_export_t *x);
 /* Starts serving and writing with the run's description; NULL x: nothing.
  * 0 or -errno with err. */
 int metrics_export_start(metrics_export_t *x, const struct metrics_config *cfg, char *err, size_t errlen);
+/* Once the run folder exists: zkbench_verdict, analyze's verdict of it,
+ * every --metrics-verdict-s and at metrics_export_end (metrics_verdict.h);
+ * place moves analyze's process out of the run's memory cap (NULL: the run
+ * is not capped). NULL x, or before metrics_export_start: nothing. 0 or
+ * -errno with err. */
+int metrics_export_verdict(metrics_export_t *x, const char *run_dir, metrics_place_fn place, void *place_ctx,
+                           char *err, size_t errlen);
 /* The metrics to feed (a sampler on_sample ctx), or NULL. */
 metrics_t *metrics_export_metrics(metrics_export_t *x);
 /*
- * The run's work is over (the sampler stopped): zkbench_running drops to 0;
- * with --listen, serving goes on until a scrape has fetched that state, at
+ * The run's work is over (the sampler stopped): zkbench_running drops to 0,
+ * zkbench_verdict becomes analyze's verdict of the files as they are (the
+ * run's end written: batch and watch call this after run.json's); with --listen, serving goes on until a scrape has fetched that state, at
  * most --listen-linger seconds, or until *stop is set (a signal; NULL: never;
  * no wait at all when it is set already); then --metrics-file gets the final
  * values. 0; -ETIMEDOUT when the linger ran out with no scrape of the final

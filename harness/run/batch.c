@@ -124,13 +124,21 @@ static void drain_buffers(void *ctx)
     run_files_drain(ctx);
 }
 
+/* The metrics' analyze process, out of --mem-limit's cgroup: its memory is
+ * not the batch's, and must not be what the cap kills the batch for. */
+static int batch_place_outside(pid_t pid, void *ctx)
+{
+    return memcap_leave(ctx, pid);
+}
+
 /* run_files' proof hook: the proof-duration histogram. */
 static void batch_proof_metrics(void *ctx, double wall_ms)
 {
     metrics_observe_proof(ctx, wall_ms / 1e3);
 }
 
-/* The work is over: the final values served until scraped (when proofs
+/* The work is over and its files closed: the final values (analyze's
+ * verdict of those files among them) served until scraped (when proofs
  * ran), and written. */
 static void batch_metrics_end(const struct batch_opts *o, bool ran)
 {
@@ -296,7 +304,9 @@ int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t
         struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = si.commit, .circuit = o.circuit,
                                     .pw = o.pc.pw, .proofs_requested = o.pc.count, .heap = true,
                                     .mem_limit = o.mem_limit ? o.mem_limit : metrics_cgroup_limit(getpid())};
-        if ((rc = metrics_export_start(o.mx, &mc, err, sizeof err)) < 0) {
+        if ((rc = metrics_export_start(o.mx, &mc, err, sizeof err)) < 0 ||
+            (rc = metrics_export_verdict(o.mx, out_dir, cap ? batch_place_outside : NULL, (void *)cap, err,
+                                         sizeof err)) < 0) {
             errmsg_print(1, "batch: %s", err);
             goto done;
         }
@@ -546,7 +556,6 @@ done:
         if (serr < 0)
             run_files_fail(rf, "samples.csv", serr);
     }
-    batch_metrics_end(&o, ran);
     pipeline_free(pl);
     groth16_pvk_free(pvk);
     backend_free(be);
@@ -577,6 +586,8 @@ finish:
     int crc = run_files_close(rf);
     if (crc < 0 && (status == 0 || status == 130))
         status = errmsg_print(1, "batch: cannot write the run's files in %s: %s", out_dir, strerror(-crc));
+    /* after the files are whole: the final zkbench_verdict reads them */
+    batch_metrics_end(&o, ran);
     json_decref(root);
     return status;
 }

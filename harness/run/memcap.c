@@ -25,6 +25,9 @@
 struct memcap {
     int version; /* 1 or 2 */
     char path[MEMCAP_PATH_MAX];
+    /* the cgroup this process is in once the cap is made (memcap_leave);
+     * "": not found */
+    char outside[MEMCAP_PATH_MAX];
 };
 
 
@@ -490,6 +493,13 @@ int memcap_new(memcap_t **ret, uint64_t limit_bytes, char *err, size_t errlen)
         rmdir(m->path);
         goto fail;
     }
+    /* where this process is now (on v2 perhaps the leaf it was moved into) */
+    struct cg_mount v1 = {0}, v2 = {0};
+    char cg[MEMCAP_PATH_MAX], ignored[256];
+    const struct cg_mount *mnt = m->version == 1 ? &v1 : &v2;
+    if (find_mounts(&v1, &v2) < 0 || !mnt->found || own_cgroup(m->version, cg, sizeof cg) < 0 ||
+        own_folder(m->outside, sizeof m->outside, mnt, cg, ignored, sizeof ignored) < 0)
+        m->outside[0] = '\0';
     *ret = m;
     return 0;
 fail:
@@ -502,6 +512,15 @@ int memcap_enter(const memcap_t *m, pid_t pid)
     char text[32];
     snprintf(text, sizeof text, "%ld", (long)(pid ? pid : getpid()));
     return file_write_dir(m->path, "cgroup.procs", text);
+}
+
+int memcap_leave(const memcap_t *m, pid_t pid)
+{
+    if (!m->outside[0])
+        return -ENOENT;
+    char text[32];
+    snprintf(text, sizeof text, "%ld", (long)pid);
+    return file_write_dir(m->outside, "cgroup.procs", text);
 }
 
 int memcap_read(const memcap_t *m, struct memcap_stats *out)

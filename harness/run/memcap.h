@@ -43,6 +43,10 @@ int memcap_new(memcap_t **ret, uint64_t limit_bytes, char *err, size_t errlen);
 /* Moves process pid (0: the calling process) with all its threads into the
  * cgroup. Returns 0 or -errno. Safe in a forked child before exec. */
 int memcap_enter(const memcap_t *m, pid_t pid);
+/* Moves process pid out of the cgroup, into the one the process that made
+ * it was in then (a helper whose memory is not the capped work's). 0, or
+ * -errno (-ENOENT: that cgroup was not found). */
+int memcap_leave(const memcap_t *m, pid_t pid);
 /* Reads the cgroup's counters into *out. Returns 0, or -errno when the
  * kernel files cannot be read (*out untouched). */
 int memcap_read(const memcap_t *m, struct memcap_stats *out);

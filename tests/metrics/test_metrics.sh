@@ -8,6 +8,9 @@
 #     values; the served exposition passes promtool's metrics check (text
 #     format) and a strict OpenMetrics parser (python3-prometheus-client);
 #     the leak rate finds a planted leak (--inject leak:aux) and not a healthy run;
+#     zkbench_verdict is analyze's verdict word for word (the final one of a
+#     leaking and a healthy run, the live one of a running batch, capped or
+#     not), and analyze leaves a live run's run.json to its writer;
 #  3. watch: the watched command in zkbench_info, the process's families only;
 #  4. promtool: scripts/prometheus/ config and rules, and the rules' behaviour
 #     on planted series (alerts_test.yml);
@@ -99,6 +102,10 @@ done
 for bad in -1 x 3601 ''; do
   expect2 "--listen-linger '$bad'" "$zk" batch $small $o --listen :0 --listen-linger "$bad"
 done
+for bad in -1 x 86401 '' 1.5; do
+  expect2 "--metrics-verdict-s '$bad'" "$zk" batch $small $o --metrics-file "$tmp/v.prom" --metrics-verdict-s "$bad"
+done
+expect2 "watch --metrics-verdict-s bad" "$zk" watch $o --metrics-verdict-s y -- true
 expect2 "--metrics-file in a missing folder" "$zk" batch $small $o --metrics-file "$tmp/nodir/m.prom"
 expect2 "--metrics-file a folder" "$zk" batch $small $o --metrics-file "$tmp"
 expect2 "--metrics-file ''" "$zk" batch $small $o --metrics-file ''
@@ -204,6 +211,48 @@ assert planted > 0 and 0.5 * planted <= leak - max(healthy, 0) <= 1.5 * planted,
 assert healthy < 0.5 * planted, (planted, healthy)
 PY
 
+# ---- 2e. zkbench_verdict: analyze's words ---------------------------------------
+verdict_of_metrics() { sed -n 's/^zkbench_verdict{verdict="\([^"]*\)",headline="\(.*\)"} 1$/\1|\2/p' "$1"; }
+verdict_of_analyze() { # name|headline, from analyze --json (read only)
+  "$zk" analyze --json --no-save "$1" | "$py" -c 'import json,sys; j=json.load(sys.stdin); print(j["verdict"] + "|" + j["headline"])'
+}
+for run in leak healthy; do
+  got=$(verdict_of_metrics "$tmp/$run.prom")
+  want=$(verdict_of_analyze "$tmp/$run")
+  [ -n "$got" ] && [ "$got" = "$want" ] || fail "$run run: zkbench_verdict '$got', analyze says '$want'"
+done
+case $(verdict_of_metrics "$tmp/leak.prom") in leak\|*) ;; *) fail "the planted leak's zkbench_verdict is not leak" ;; esac
+case $(verdict_of_metrics "$tmp/healthy.prom") in leak\|*) fail "the healthy run's zkbench_verdict is leak" ;; esac
+# live: evaluated every second while the batch runs (capped or not), the
+# running batch's verdict is analyze's of a running run, then the final one
+for cap in "" "--mem-limit 2G"; do
+  rm -rf "$tmp/live" "$tmp/live.prom"
+  "$zk" batch $small --count 400 $cap --metrics-file "$tmp/live.prom" --metrics-verdict-s 1 --out "$tmp/live" \
+    >/dev/null 2>"$tmp/live.err" &
+  lpid=$!
+  bg+=($lpid)
+  seen=""
+  for _ in $(seq 150); do
+    seen=$(verdict_of_metrics "$tmp/live.prom" 2>/dev/null)
+    [ -n "$seen" ] && break
+    sleep 0.1
+  done
+  [ "$seen" = "inconclusive|inconclusive: the run is still running" ] ||
+    fail "live zkbench_verdict${cap:+ ($cap)}: '$seen', expected analyze's words for a running run"
+  # analyze on the live run: its words, and run.json left to its writer
+  # (stopped meanwhile, so that only analyze could change the file)
+  kill -STOP $lpid
+  sleep 0.3
+  before=$(md5sum <"$tmp/live/run.json")
+  "$zk" analyze "$tmp/live" >"$tmp/live.txt" 2>&1 || fail "analyze of a live run failed: $(cat "$tmp/live.txt")"
+  [ "$(md5sum <"$tmp/live/run.json")" = "$before" ] || fail "analyze wrote into a live run's run.json"
+  grep -q '^status *still running' "$tmp/live.txt" || fail "analyze of a live run: no 'still running' status"
+  kill -CONT $lpid
+  wait $lpid || fail "live batch${cap:+ ($cap)} failed: $(cat "$tmp/live.err")"
+  [ "$(verdict_of_metrics "$tmp/live.prom")" = "$(verdict_of_analyze "$tmp/live")" ] ||
+    fail "live batch${cap:+ ($cap)}: the final zkbench_verdict is not analyze's"
+done
+
 # ---- 3. watch ------------------------------------------------------------------
 "$zk" watch --listen :0 --listen-linger 0 --metrics-file "$tmp/w.prom" --out "$tmp/watch" -- sleep 1.5 \
   >"$tmp/w.out" 2>"$tmp/w.err" &
@@ -222,6 +271,8 @@ grep -q 'zkbench_allocator_bytes\|zkbench_proofs_completed' "$tmp/w.om" && fail 
 [ "$(cat "$tmp/w.404")" = 404 ] || fail "GET /other: $(cat "$tmp/w.404"), expected 404"
 [ "$(cat "$tmp/w.405")" = 405 ] || fail "POST /metrics: $(cat "$tmp/w.405"), expected 405"
 grep -q '^zkbench_running 0$' "$tmp/w.prom" || fail "watch: the metrics file lacks the final state"
+[ -n "$(verdict_of_metrics "$tmp/w.prom")" ] && [ "$(verdict_of_metrics "$tmp/w.prom")" = "$(verdict_of_analyze "$tmp/watch")" ] ||
+  fail "watch: zkbench_verdict '$(verdict_of_metrics "$tmp/w.prom")' is not analyze's '$(verdict_of_analyze "$tmp/watch")'"
 
 if [ -n "$skip_why" ]; then
   [ $fails -eq 0 ] || exit 1
