@@ -43,6 +43,10 @@ struct metrics {
     char *version, *commit, *circuit, *command;
     unsigned pw, proofs_requested;
     bool heap, gpu;
+    /* the CUDA device of the sample's gpu.used[i] (metrics_set_gpu); none
+     * given: i, as NVML numbers them for watch */
+    int gpu_id[NVML_GPU_MAX];
+    unsigned n_gpu_id;
     uint64_t mem_limit;
 
     bool running, have_sample;
@@ -259,12 +263,15 @@ void metrics_set_running(metrics_t *m, bool running)
     pthread_mutex_unlock(&m->lock);
 }
 
-void metrics_set_gpu(metrics_t *m, bool gpu)
+void metrics_set_gpu(metrics_t *m, bool gpu, const int *ids, unsigned n_ids)
 {
     if (!m)
         return;
     pthread_mutex_lock(&m->lock);
     m->gpu = gpu;
+    m->n_gpu_id = ids && n_ids <= NVML_GPU_MAX ? n_ids : 0;
+    for (unsigned i = 0; i < m->n_gpu_id; i++)
+        m->gpu_id[i] = ids[i];
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -503,8 +510,31 @@ static void render(const metrics_t *m, enum metrics_format fmt, struct sbuf *b)
     }
     if (m->have_sample && m->gpu) {
         family(b, fmt, "zkbench_gpu_used_bytes", "gauge", "bytes",
-               "Device memory in use; gpu all: the sum over the devices sampled.");
+               "Device memory in use, by CUDA device; gpu all: the sum over the devices sampled.");
         sample_u64(b, "zkbench_gpu_used_bytes", "gpu", "all", x->gpu_used);
+        unsigned nd = x->gpu_ok && x->gpu.n <= NVML_GPU_MAX ? x->gpu.n : 0;
+        char id[16];
+        for (unsigned i = 0; i < nd; i++) {
+            snprintf(id, sizeof id, "%d", i < m->n_gpu_id ? m->gpu_id[i] : (int)i);
+            sample_u64(b, "zkbench_gpu_used_bytes", "gpu", id, x->gpu.used[i]);
+        }
+        bool any_util = false;
+        for (unsigned i = 0; i < nd; i++)
+            any_util |= x->gpu.util[i] >= 0;
+        if (any_util) {
+            family(b, fmt, "zkbench_gpu_utilization_ratio", "gauge", "ratio",
+                   "NVML's utilisation of each CUDA device: the share of time a kernel ran.");
+            for (unsigned i = 0; i < nd; i++) {
+                if (x->gpu.util[i] < 0)
+                    continue;
+                snprintf(id, sizeof id, "%d", i < m->n_gpu_id ? m->gpu_id[i] : (int)i);
+                sb_printf(b, "zkbench_gpu_utilization_ratio{gpu=");
+                sb_label_value(b, id);
+                sb_put(b, "} ", 2);
+                sb_double(b, x->gpu.util[i] / 100.0);
+                sb_put(b, "\n", 1);
+            }
+        }
     }
     if (m->have_sample && m->heap) {
         family(b, fmt, "zkbench_partitions", "gauge", NULL, "Partitions in flight, by pipeline state.");

@@ -57,8 +57,10 @@ void metrics_observe_proof(metrics_t *m, double seconds);
 /* zkbench_running: 1 while the work runs (the default), 0 after. */
 void metrics_set_running(metrics_t *m, bool running);
 
-/* Whether the sampler reads device memory (known once the backend is). */
-void metrics_set_gpu(metrics_t *m, bool gpu);
+/* Whether the sampler reads device memory (known once the backend is), and
+ * the CUDA device of each of its per-device readings (ids NULL: the i-th
+ * reading is device i, as NVML numbers them). */
+void metrics_set_gpu(metrics_t *m, bool gpu, const int *ids, unsigned n_ids);
 
 /* The exposition of the state now, in a malloc'd NUL-terminated string the
  * caller frees; *ended (NULL: not wanted) says whether it is the state after

@@ -417,7 +417,8 @@ int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t
                                 .after_tick = drain_buffers, .tick_ctx = rf,
                                 .on_sample = o.mx ? metrics_on_sample : NULL,
                                 .sample_ctx = metrics_export_metrics(o.mx)};
-    metrics_set_gpu(metrics_export_metrics(o.mx), sc.gpu); /* the backend is settled now */
+    /* the backend is settled now */
+    metrics_set_gpu(metrics_export_metrics(o.mx), sc.gpu, sc.gpu_devices, sc.n_gpu_devices);
     if (o.sample_ms) {
         if ((rc = sampler_start(&sampler, &sc, run_files_samples(rf))) < 0) {
             errmsg_print(1, "batch: cannot start the sampler: %s", strerror(-rc));

@@ -80,6 +80,14 @@ static void test_known_state(void)
     x.je_dirty = 15;
     x.je_muzzy = 16;
     x.gpu_used = 77;
+    /* two devices, CUDA 1 and 3; the second's utilisation not read */
+    x.gpu_ok = true;
+    x.gpu.n = 2;
+    x.gpu.used[0] = 30, x.gpu.used[1] = 47;
+    x.gpu.util[0] = 40, x.gpu.util[1] = -1;
+    static const int ids[] = {1, 3};
+    metrics_set_gpu(m, true, ids, 2);
+    metrics_set_verdict(m, "leak", "leak: memory grows with every proof (L0 tracked buffers of kind 'aux' \"a\")");
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         x.live[k] = 100 + (uint64_t)k;
     for (int i = 0; i < SAMPLER_OCC_COUNT; i++)
@@ -115,9 +123,13 @@ static void test_known_state(void)
       "# TYPE zkbench_tracked_live_bytes gauge\n# UNIT zkbench_tracked_live_bytes bytes\n");
     for (int k = 0; k < MEM_KIND_COUNT; k++)
         L("zkbench_tracked_live_bytes{kind=\"%s\"} %d\n", kinds[k], 100 + k);
-    L("# HELP zkbench_gpu_used_bytes Device memory in use; gpu all: the sum over the devices sampled.\n"
-      "# TYPE zkbench_gpu_used_bytes gauge\n# UNIT zkbench_gpu_used_bytes bytes\n");
-    L("zkbench_gpu_used_bytes{gpu=\"all\"} 77\n");
+    L("# HELP zkbench_gpu_used_bytes Device memory in use, by CUDA device; gpu all: the sum over the devices "
+      "sampled.\n# TYPE zkbench_gpu_used_bytes gauge\n# UNIT zkbench_gpu_used_bytes bytes\n");
+    L("zkbench_gpu_used_bytes{gpu=\"all\"} 77\nzkbench_gpu_used_bytes{gpu=\"1\"} 30\n"
+      "zkbench_gpu_used_bytes{gpu=\"3\"} 47\n");
+    L("# HELP zkbench_gpu_utilization_ratio NVML's utilisation of each CUDA device: the share of time a kernel "
+      "ran.\n# TYPE zkbench_gpu_utilization_ratio gauge\n# UNIT zkbench_gpu_utilization_ratio ratio\n"
+      "zkbench_gpu_utilization_ratio{gpu=\"1\"} 0.4\n");
     L("# HELP zkbench_partitions Partitions in flight, by pipeline state.\n# TYPE zkbench_partitions gauge\n");
     L("zkbench_partitions{state=\"admitted\"} 20\nzkbench_partitions{state=\"synthesizing\"} 21\n"
       "zkbench_partitions{state=\"waiting\"} 22\nzkbench_partitions{state=\"queued\"} 23\n"
@@ -139,6 +151,10 @@ static void test_known_state(void)
     L("# HELP zkbench_leak_rate_bytes_per_proof Growth per proof, fitted with the partitions in flight over the "
       "last 32 proofs.\n# TYPE zkbench_leak_rate_bytes_per_proof gauge\n"
       "# UNIT zkbench_leak_rate_bytes_per_proof bytes_per_proof\n");
+    L("# HELP zkbench_verdict zkbench analyze's verdict of the run so far, and its headline in the same words; 1.\n"
+      "# TYPE zkbench_verdict gauge\n"
+      "zkbench_verdict{verdict=\"leak\",headline=\"leak: memory grows with every proof (L0 tracked buffers of "
+      "kind 'aux' \\\"a\\\")\"} 1\n");
     L("# HELP zkbench_sampler_tick_seconds Cost of the sampler's latest tick.\n"
       "# TYPE zkbench_sampler_tick_seconds gauge\n# UNIT zkbench_sampler_tick_seconds seconds\n"
       "zkbench_sampler_tick_seconds 0.00025\n");
@@ -166,7 +182,7 @@ static void test_known_state(void)
         om_samples += *p != '#';
     for (const char *p = tx; *p; p = strchr(p, '\n') + 1)
         tx_samples += *p != '#';
-    if (!CHECK(om_samples == tx_samples && om_samples == 59))
+    if (!CHECK(om_samples == tx_samples && om_samples == 63))
         fprintf(stderr, "samples: %zu OpenMetrics, %zu text\n", om_samples, tx_samples);
     free(om);
     free(tx);
