@@ -42,7 +42,8 @@ struct metrics {
     pthread_mutex_t lock;
     char *version, *commit, *circuit, *command;
     unsigned pw, proofs_requested;
-    bool heap, gpu;
+    bool heap, marks, gpu;
+    double t_last_mark_ms; /* watch: the sample that last saw proofs_done rise; NAN before */
     /* the CUDA device of the sample's gpu.used[i] (metrics_set_gpu); none
      * given: i, as NVML numbers them for watch */
     int gpu_id[NVML_GPU_MAX];
@@ -99,6 +100,8 @@ int metrics_new(metrics_t **ret, const struct metrics_config *cfg)
     m->pw = cfg->pw;
     m->proofs_requested = cfg->proofs_requested;
     m->heap = cfg->heap;
+    m->marks = cfg->marks;
+    m->t_last_mark_ms = NAN;
     m->gpu = cfg->gpu;
     m->mem_limit = cfg->mem_limit;
     m->running = true;
@@ -205,6 +208,18 @@ static void fit_close(metrics_t *m)
     memset(&m->cur, 0, sizeof m->cur);
 }
 
+/* One proof's duration into the histogram; under m->lock. */
+static void observe_locked(metrics_t *m, double seconds)
+{
+    for (int i = 0; i < METRICS_DURATION_BUCKETS; i++)
+        if (seconds <= bucket_le[i]) {
+            m->buckets[i]++;
+            break;
+        }
+    m->n_proofs++;
+    m->sum_s += seconds;
+}
+
 void metrics_on_sample(void *ctx, const sample_t *x)
 {
     metrics_t *m = ctx;
@@ -233,6 +248,15 @@ void metrics_on_sample(void *ctx, const sample_t *x)
         k->sy[l] += y, k->syi[l] += y * di, k->syp[l] += y * dp;
     }
     if (p > m->p_last) {
+        /* watch: a proof's duration is the time between marks, the first
+         * mark's left out (it starts at the watch, not at a proof); a batch
+         * observes each proof's own wall time (metrics_observe_proof) */
+        if (!m->heap && isfinite(m->t_last_mark_ms)) {
+            double each_s = (x->t_ms - m->t_last_mark_ms) / 1e3 / (double)(p - m->p_last);
+            for (uint64_t q = m->p_last; q < p && each_s >= 0; q++)
+                observe_locked(m, each_s);
+        }
+        m->t_last_mark_ms = x->t_ms;
         m->p_last = p;
         fit_close(m);
     }
@@ -244,13 +268,7 @@ void metrics_observe_proof(metrics_t *m, double seconds)
     if (!m || !(seconds >= 0))
         return;
     pthread_mutex_lock(&m->lock);
-    for (int i = 0; i < METRICS_DURATION_BUCKETS; i++)
-        if (seconds <= bucket_le[i]) {
-            m->buckets[i]++;
-            break;
-        }
-    m->n_proofs++;
-    m->sum_s += seconds;
+    observe_locked(m, seconds);
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -544,7 +562,7 @@ static void render(const metrics_t *m, enum metrics_format fmt, struct sbuf *b)
                "Done partitions whose buffers wait for asynchronous release.");
         sample_u64(b, "zkbench_partitions_releasing", NULL, NULL, x->occ[SAMPLER_N_DEALLOC]);
     }
-    if (m->heap) {
+    if (m->heap || m->marks) {
         if (m->proofs_requested) {
             family(b, fmt, "zkbench_proofs_requested", "gauge", NULL, "Proofs the run was asked for.");
             sample_u64(b, "zkbench_proofs_requested", NULL, NULL, m->proofs_requested);
@@ -554,7 +572,7 @@ static void render(const metrics_t *m, enum metrics_format fmt, struct sbuf *b)
                    m->have_sample ? x->occ[SAMPLER_PROOFS_DONE] : 0);
 
         family(b, fmt, "zkbench_proof_duration_seconds", "histogram", "seconds",
-               "Wall time of a proof, submission to completion.");
+               "Wall time of a proof: submission to completion (batch), the time between two marks (watch).");
         uint64_t cum = 0;
         for (int i = 0; i < METRICS_DURATION_BUCKETS; i++) {
             cum += m->buckets[i];
@@ -568,7 +586,8 @@ static void render(const metrics_t *m, enum metrics_format fmt, struct sbuf *b)
 
         family(b, fmt, "zkbench_leak_rate_bytes_per_proof", "gauge", "bytes_per_proof",
                "Growth per proof, fitted with the partitions in flight over the last 32 proofs.");
-        for (int l = 0; m->rate_ok && l < LAYERS; l++) {
+        /* a watched program's heap is not jemalloc's here: RSS alone */
+        for (int l = 0; m->rate_ok && l < (m->heap ? LAYERS : LAYER_ALLOCATED); l++) {
             sb_put(b, "zkbench_leak_rate_bytes_per_proof{layer=", 40);
             sb_label_value(b, layer_name[l]);
             sb_put(b, "} ", 2);

@@ -28,6 +28,10 @@ struct metrics_config {
     unsigned pw;                  /* batch: synthesis workers; 0: none */
     unsigned proofs_requested;    /* batch: --count; 0: none */
     bool heap;        /* the sampled process is this one: allocator, tracked, partitions, proofs */
+    /* watch --mark/--mark-file: the samples' proofs_done counts the marks,
+     * so proofs completed, their cadence as durations and the leak rate
+     * are exported for the watched program too */
+    bool marks;
     bool gpu;         /* the sampler reads device memory */
     uint64_t mem_limit; /* bytes, --mem-limit or the cgroup's memory.max; 0: unknown */
 };

@@ -140,7 +140,8 @@ static void test_known_state(void)
       "zkbench_proofs_requested 5\n");
     L("# HELP zkbench_proofs_completed Proofs completed.\n# TYPE zkbench_proofs_completed counter\n"
       "zkbench_proofs_completed_total 2\n");
-    L("# HELP zkbench_proof_duration_seconds Wall time of a proof, submission to completion.\n"
+    L("# HELP zkbench_proof_duration_seconds Wall time of a proof: submission to completion (batch), the time "
+      "between two marks (watch).\n"
       "# TYPE zkbench_proof_duration_seconds histogram\n# UNIT zkbench_proof_duration_seconds seconds\n");
     static const char *const le[] = {"0.1",  "0.25",  "0.5",   "1.0",    "2.5",    "5.0",    "10.0",   "30.0",
                                      "60.0", "120.0", "300.0", "600.0", "1800.0", "3600.0", "7200.0", "14400.0"};
@@ -398,11 +399,47 @@ static void test_options(void)
     close(fd);
 }
 
+/* watch --mark: proofs completed from the marks, durations from their
+ * cadence (the first mark's interval left out), a leak rate of RSS alone
+ * once enough intervals are known; never a heap family. */
+static void test_watch_marks(void)
+{
+    struct metrics_config cfg = {.version = "v", .commit = "c", .command = "prover", .marks = true};
+    metrics_t *m = NULL;
+    CHECK(metrics_new(&m, &cfg) == 0);
+    /* marks at 1.0 s, 3.0 s, and two at 3.5 s; RSS grows 1000 a proof */
+    static const struct {
+        double t_ms;
+        uint64_t done;
+    } at[] = {{0, 0}, {100, 0}, {1000, 1}, {2000, 1}, {3000, 2}, {3500, 4}, {4000, 4}, {5000, 5}, {6000, 6}, {7000, 7}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        sample_t x = {0};
+        x.t_ms = at[i].t_ms;
+        x.occ[SAMPLER_PROOFS_DONE] = at[i].done;
+        x.rss = 50000 + 1000 * at[i].done;
+        metrics_on_sample(m, &x);
+    }
+    char *t = render(m, METRICS_OPENMETRICS, NULL);
+    bool ok = CHECK(strstr(t, "\nzkbench_proofs_completed_total 7\n") != NULL);
+    /* 2.0 s, 0.25 s twice, 1.5, 1, 1: seven marks, six durations */
+    ok &= CHECK(strstr(t, "\nzkbench_proof_duration_seconds_count 6\n") != NULL);
+    ok &= CHECK(strstr(t, "\nzkbench_proof_duration_seconds_sum 6\n") != NULL);
+    ok &= CHECK(strstr(t, "zkbench_proof_duration_seconds_bucket{le=\"0.25\"} 2\n") != NULL);
+    ok &= CHECK(strstr(t, "zkbench_proof_duration_seconds_bucket{le=\"1.0\"} 4\n") != NULL);
+    ok &= CHECK(strstr(t, "zkbench_leak_rate_bytes_per_proof{layer=\"rss\"} 1000\n") != NULL);
+    ok &= CHECK(!strstr(t, "layer=\"allocated\"") && !strstr(t, "allocator") && !strstr(t, "zkbench_partitions"));
+    if (!ok)
+        fprintf(stderr, "watch with marks:\n%s\n", t);
+    free(t);
+    metrics_free(m);
+}
+
 int main(void)
 {
     test_init("metrics");
     test_known_state();
     test_escaping();
+    test_watch_marks();
     test_histogram();
     test_leak_fit();
     test_options();
