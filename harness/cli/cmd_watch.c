@@ -867,9 +867,15 @@ int cmd_watch(int argc, char **argv)
         }
         char what[1024];
         watch_metrics_command(what, sizeof what, cmd, w.pid);
+        /* the limit: --mem-limit's, else --cgroup's own, else the watched process's cgroup's */
+        uint64_t cg_limit = 0;
+        if (!mem_limit && w.cg && cgroup_stat_limit(w.cg, &cg_limit) < 0)
+            cg_limit = 0;
         struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = ZKBENCH_VERSION, .command = what,
-                                    .gpu = gpu,
-                                    .mem_limit = mem_limit ? mem_limit : metrics_cgroup_limit(cmd ? getpid() : w.pid)};
+                                    .gpu = gpu, .marks = w.mark != NULL,
+                                    .mem_limit = mem_limit  ? mem_limit
+                                                 : w.cg     ? cg_limit
+                                                            : metrics_cgroup_limit(cmd ? getpid() : w.pid)};
         if (metrics_export_start(mx, &mc, err, sizeof err) < 0)
             rc = cli_error(1, "watch: %s", err);
         else

@@ -256,6 +256,54 @@ static bool keyed(const char *text, const char *key, uint64_t *v)
     return false;
 }
 
+/* The first unsigned number in file dir/name; false when absent or "max". */
+static bool file_limit(const char *dir, const char *name, uint64_t *v)
+{
+    char path[CG_PATH_MAX + 64], text[64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool ok = fgets(text, sizeof text, f) && text[0] >= '0' && text[0] <= '9';
+    fclose(f);
+    if (ok)
+        *v = strtoull(text, NULL, 10);
+    return ok;
+}
+
+int cgroup_stat_limit(const cgroup_stat_t *c, uint64_t *limit)
+{
+    uint64_t best = 0, v;
+    if (c->version == 1) {
+        /* the hierarchy's limit, ancestors included; unlimited reads as
+         * a number near 2^63 (PAGE_COUNTER_MAX pages) */
+        char path[CG_PATH_MAX + 64], line[256];
+        snprintf(path, sizeof path, "%s/memory.stat", c->path);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            return -errno;
+        while (fgets(line, sizeof line, f))
+            if (keyed(line, "hierarchical_memory_limit", &v) && v < ((uint64_t)1 << 62))
+                best = v;
+        fclose(f);
+    } else {
+        /* every ancestor's memory.max applies, up to the hierarchy's root
+         * (which has none) */
+        char dir[CG_PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", c->path);
+        while (memory_version(dir) == 2) {
+            if (file_limit(dir, "memory.max", &v) && (!best || v < best))
+                best = v;
+            char *slash = strrchr(dir, '/');
+            if (!slash || slash == dir)
+                break;
+            *slash = '\0';
+        }
+    }
+    *limit = best;
+    return 0;
+}
+
 int cgroup_stat_read(cgroup_stat_t *c, struct cgroup_stat_values *out)
 {
     struct cgroup_stat_values x = {0};

@@ -44,6 +44,10 @@ struct cgroup_stat_events {
 int cgroup_stat_open(cgroup_stat_t **ret, const char *path, char *err, size_t errlen);
 /* The values now. 0 or -errno (the cgroup was removed). */
 int cgroup_stat_read(cgroup_stat_t *c, struct cgroup_stat_values *out);
+/* The memory limit that applies to the cgroup in bytes, 0 when none: the
+ * lowest memory.max on its v2 path, or v1's hierarchical_memory_limit.
+ * 0 or -errno. */
+int cgroup_stat_limit(const cgroup_stat_t *c, uint64_t *limit);
 /* The event counts now. 0 or -errno. */
 int cgroup_stat_events(cgroup_stat_t *c, struct cgroup_stat_events *out);
 /* The processes in the cgroup now (its own cgroup.procs), in *pids (owned
