@@ -145,7 +145,9 @@ const cli_cmd_t cli_cmd_watch = {
              "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
              "prints zkbench analyze's verdict on DIR, word for word (valley floors: the\n"
              "minimum between two marks or windows; rising floors mean growth that stays;\n"
-             "\"inconclusive\" says what would decide), and writes it into DIR/run.json.\n"
+             "\"inconclusive\" says what would decide; \"sampling\" warns of a tick coarser\n"
+             "than a tenth of the memory cycle, which --sample-ms auto fits), and writes it\n"
+             "into DIR/run.json.\n"
              "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
              "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n",
     .opts = watch_opts,
