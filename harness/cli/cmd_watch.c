@@ -429,11 +429,11 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     console_start(&con, t0);
     if (!cmd) {
         if (pid)
-            console_say(&con, "zkbench watch: process %d every %llu ms until it exits or Ctrl-C; files in %s/",
-                        (int)pid, (unsigned long long)w->period, dir);
+            console_say(&con, "zkbench watch: process %d every %llu ms%s until it exits or Ctrl-C; files in %s/",
+                        (int)pid, (unsigned long long)w->period, w->autotick ? " (auto)" : "", dir);
         else
-            console_say(&con, "zkbench watch: cgroup %s every %llu ms until Ctrl-C; files in %s/",
-                        cgroup_stat_path(w->cg), (unsigned long long)w->period, dir);
+            console_say(&con, "zkbench watch: cgroup %s every %llu ms%s until Ctrl-C; files in %s/",
+                        cgroup_stat_path(w->cg), (unsigned long long)w->period, w->autotick ? " (auto)" : "", dir);
     }
     if (w->mark && watch_mark_start(w->mark, pid, t0) < 0)
         cli_error(0, "watch: --mark: cannot start the output reader; lines are not counted");
