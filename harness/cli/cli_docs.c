@@ -74,6 +74,11 @@ static const struct {
                      "with fewer than 4 valley floors or whose floors' interval admits a leak's growth, a run that "
                      "did not complete. Its 'decide' line says what would: 'run >= 5 proofs (3 more)', "
                      "'--sample-ms 30: the cycle is 0.3 s and the tick 0.1 s'."},
+    {"samples a cycle", "a watch run's memory cycle (between proof marks, else its period found in the RssAnon "
+                        "signal by autocorrelation) over the tick: below 10 the valleys may fall between samples, "
+                        "so every command prints a 'sampling' line with the --sample-ms that fits, and a verdict "
+                        "that needs the valleys is inconclusive. watch --sample-ms auto lowers the tick as the run "
+                        "goes (down to 1 ms) until a cycle gets about 12."},
     {"minimum evidence", "what each verdict needs (docs/diagnosis.md): a growth leak >= 5 completed proofs (batch) "
                          "or >= 4 valley floors (watch); retention a drained run; healthy a complete run whose data "
                          "could have shown a fault; otherwise inconclusive."},

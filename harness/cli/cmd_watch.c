@@ -38,6 +38,8 @@
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/say_verdict.h"
+#include "harness/cli/watch_autotick.h"
+#include "harness/cli/watch_metrics.h"
 #include "harness/run/console.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
@@ -51,7 +53,6 @@
 #include "harness/run/units.h"
 #include "harness/run/watch_mark.h"
 #include "harness/run/watch_proc.h"
-#include "harness/version.h"
 #include "kernels/kernels.h"
 
 /* lock-free atomics: the signal may land on any thread (the sampler's) */
@@ -109,7 +110,9 @@ static const cli_opt_t watch_opts[] = {
     {"out", OPT_OUT, "DIR", "output folder (default results/runs/watch-<UTC timestamp.ms>-<pid>);\n"
                             "one that holds a run already is refused, unless --force replaces it"},
     {"force", OPT_FORCE, NULL, "replace the run in --out"},
-    {"sample-ms", OPT_SAMPLE_MS, "MS", "sampler period (default 100)"},
+    {"sample-ms", OPT_SAMPLE_MS, "MS", "sampler period, 1..60000 ms (default 100); auto: from 100, lowered as\n"
+                                       "the run goes so a memory cycle (from --mark, else the signal) gets\n"
+                                       "about 12 samples, down to 1 ms (one line on stderr each time)"},
     {"mem-limit", OPT_MEM_LIMIT, "SIZE", "run the command in a memory cgroup capped at SIZE (512M, 1.5G;\n"
                                          "swap off); an OOM kill of it exits 3 (needs root or a delegated cgroup)"},
     {"trace", OPT_TRACE, NULL, "trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
@@ -142,7 +145,9 @@ const cli_cmd_t cli_cmd_watch = {
              "DIR/samples.csv, one row per process into DIR/procs.csv, until it exits, then\n"
              "prints zkbench analyze's verdict on DIR, word for word (valley floors: the\n"
              "minimum between two marks or windows; rising floors mean growth that stays;\n"
-             "\"inconclusive\" says what would decide), and writes it into DIR/run.json.\n"
+             "\"inconclusive\" says what would decide; \"sampling\" warns of a tick coarser\n"
+             "than a tenth of the memory cycle, which --sample-ms auto fits), and writes it\n"
+             "into DIR/run.json.\n"
              "samples.csv ends with the columns n_procs, cg_current, cg_peak, cg_anon, cg_file,\n"
              "cg_shmem, cg_oom_kill and, with --gpu, gpu<i>_used, gpu<i>_device_used per device.\n",
     .opts = watch_opts,
@@ -193,6 +198,7 @@ struct watch_opts {
     char **cmd;       /* -- CMD ARGS..., or NULL */
     const char *out;
     uint64_t period, mem_limit;
+    watch_autotick_t *autotick; /* --sample-ms auto, or NULL */
     bool smaps, gpu, force;
     bool children;         /* --no-children clears it */
     cgroup_stat_t *cg;     /* --cgroup, or NULL */
@@ -275,35 +281,6 @@ static void watch_discard(const char *dir, const struct watch_opts *w)
     run_dir_discard(dir, !w->out_existed);
 }
 
-/* The watched command line for the metrics' labels: the command's words,
- * or /proc/PID/cmdline's. */
-static void watch_metrics_command(char *out, size_t cap, char **cmd, pid_t pid)
-{
-    out[0] = 0;
-    size_t n = 0;
-    if (cmd) {
-        for (char **a = cmd; *a && n + 1 < cap; a++)
-            n += (size_t)snprintf(out + n, cap - n, "%s%s", a == cmd ? "" : " ", *a);
-        return;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t got = read(fd, out, cap - 1);
-    close(fd);
-    if (got <= 0)
-        return;
-    out[got] = 0;
-    while (got > 0 && out[got - 1] == 0)
-        got--;
-    for (ssize_t i = 0; i < got; i++)
-        if (out[i] == 0)
-            out[i] = ' ';
-}
-
-/* A rate for people: "+1.20 MiB/s", "-512 B/s". Returns buf. */
 /* The files and readers of the tree, cgroup, GPU and mark columns, made
  * in dir: procs.csv (*procs), marks.csv with --mark, NVML with --gpu
  * (*nvml, NULL where there is none: said once). 0 or an exit status after
@@ -455,23 +432,29 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     console_start(&con, t0);
     if (!cmd) {
         if (pid)
-            console_say(&con, "zkbench watch: process %d every %llu ms until it exits or Ctrl-C; files in %s/",
-                        (int)pid, (unsigned long long)w->period, dir);
+            console_say(&con, "zkbench watch: process %d every %llu ms%s until it exits or Ctrl-C; files in %s/",
+                        (int)pid, (unsigned long long)w->period, w->autotick ? " (auto)" : "", dir);
         else
-            console_say(&con, "zkbench watch: cgroup %s every %llu ms until Ctrl-C; files in %s/",
-                        cgroup_stat_path(w->cg), (unsigned long long)w->period, dir);
+            console_say(&con, "zkbench watch: cgroup %s every %llu ms%s until Ctrl-C; files in %s/",
+                        cgroup_stat_path(w->cg), (unsigned long long)w->period, w->autotick ? " (auto)" : "", dir);
     }
     if (w->mark && watch_mark_start(w->mark, pid, t0) < 0)
         cli_error(0, "watch: --mark: cannot start the output reader; lines are not counted");
     struct sampler_config sc = {.period_ms = (unsigned)w->period, .pid = pid, .smaps_rollup = w->smaps, .t0 = t0,
                                 .tree = true, .children = w->children, .procs_csv = procs, .cgroup = w->cg,
                                 .nvml = nvml, .proofs_done = w->mark ? watch_mark_counter(w->mark) : NULL,
-                                .on_sample = w->metrics ? metrics_on_sample : NULL, .sample_ctx = w->metrics,
+                                .on_sample = w->autotick ? watch_autotick_on_sample
+                                             : w->metrics ? metrics_on_sample : NULL,
+                                .sample_ctx = w->autotick ? (void *)w->autotick : w->metrics,
                                 .thin_after_ms = w->thin_after * 1e3, .thin_interval_ms = w->thin_interval * 1e3};
     sampler_t *s = NULL;
     int status = 0, exit_code = 0;
     bool ended = false, reaped = false;
+    if (w->autotick)
+        watch_autotick_chain(w->autotick, w->metrics ? metrics_on_sample : NULL, w->metrics);
     int rc = sampler_start(&s, &sc, csv);
+    if (rc == 0 && w->autotick)
+        watch_autotick_attach(w->autotick, s);
     if (rc == -ESRCH && watch_proc_ended_early(pid, cmd != NULL, &status)) {
         /* it ended before the first sample: an empty run, the status kept */
         ended = reaped = true;
@@ -498,6 +481,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
      * not only the command: a child it started must not outlive it.
      */
     bool interrupted = false, escalated = false;
+    size_t ticks_said = 0;
     double t_first_sig = 0;
     int forwarded = 0;
     while (!ended) {
@@ -527,6 +511,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         }
         if (!cmd && s)
             watch_console_tick(&con, s);
+        watch_autotick_say(w->autotick, &con, w->quiet, &ticks_said);
         struct timespec ts = {0, 20 * 1000000L};
         nanosleep(&ts, NULL);
     }
@@ -538,6 +523,7 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
      * terminal: the command ended by it was interrupted too */
     if (watch_signalled || (cmd && WIFSIGNALED(status) && WTERMSIG(status) == SIGINT))
         interrupted = true;
+    watch_autotick_say(w->autotick, &con, w->quiet, &ticks_said);
     console_end_live(&con);
     uint64_t ticks = 0, peak = 0;
     double med = 0;
@@ -588,7 +574,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                              "s:s}",
                              "config", "mode", cmd ? "command" : pid ? "pid" : "cgroup", "pid", (json_int_t)pid,
                              "command", cmdline,
-                             "sample_ms", (json_int_t)w->period, "smaps", w->smaps, "gpu", w->gpu, "mem_limit",
+                             "sample_ms", (json_int_t)(w->autotick ? watch_autotick_tick(w->autotick) : w->period),
+                             "smaps", w->smaps, "gpu", w->gpu, "mem_limit",
                              w->mem_limit ? json_integer((json_int_t)w->mem_limit) : json_null(), "summary",
                              "first_rss", (json_int_t)first, "last_rss", (json_int_t)last, "peak_rss",
                              (json_int_t)peak, "wall_s", wall, "ticks", (json_int_t)ticks, "median_tick_us", med,
@@ -596,6 +583,9 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
                              write_rc < 0 ? "failed" : oom ? "oom-killed" : "complete", "outcome",
                              outcome);
     json_object_set_new(root, "started_at", json_string(started_at));
+    json_object_set_new(json_object_get(root, "config"), "sample_ms_auto", json_boolean(w->autotick));
+    if (w->autotick) /* the ticks over time: analysis takes the rows of the last one */
+        json_object_set_new(root, "sampling", watch_autotick_json(w->autotick));
     if (cmd)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
     watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
@@ -637,15 +627,19 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     json_decref(root);
     watch_proc_guard_release(&guard); /* the command ended as watch meant */
 
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], every[64];
+    snprintf(every, sizeof every, "%llu ms", (unsigned long long)w->period);
+    if (w->autotick && watch_autotick_tick(w->autotick) != w->period)
+        snprintf(every, sizeof every, "%llu -> %u ms (--sample-ms auto)", (unsigned long long)w->period,
+                 watch_autotick_tick(w->autotick));
     if (!cmd && !pid)
-        console_say(&con, "watched cgroup %s for %.1f s: %llu samples every %llu ms (median tick %.0f us)%s",
-                    cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, (unsigned long long)w->period, med,
+        console_say(&con, "watched cgroup %s for %.1f s: %llu samples every %s (median tick %.0f us)%s",
+                    cgroup_stat_path(w->cg), wall, (unsigned long long)ticks, every, med,
                     interrupted ? ", interrupted" : "");
     else
-        console_say(&con, "watched %s %d for %.1f s: %llu samples every %llu ms (median tick %.0f us)%s",
-                    cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks,
-                    (unsigned long long)w->period, med, interrupted ? ", interrupted" : "");
+        console_say(&con, "watched %s %d for %.1f s: %llu samples every %s (median tick %.0f us)%s",
+                    cmd ? "command" : "process", (int)pid, wall, (unsigned long long)ticks, every, med,
+                    interrupted ? ", interrupted" : "");
     if (w->mark)
         console_say(&con, "  marks      %llu lines matched --mark (proofs_done; marks.csv)", (unsigned long long)marks);
     console_say(&con, "  RSS first %s, last %s, peak %s", fmt_bytes(b1, first), fmt_bytes(b2, last),
@@ -746,6 +740,7 @@ int cmd_watch(int argc, char **argv)
     double kill_after = 10, thin_after = 3600, thin_interval = 10;
     uint64_t trace_min = 1u << 20;
     uint64_t pid_arg = 0, period = 100, mem_limit = 0;
+    bool sample_auto = false;
     const char *out = NULL;
     bool smaps = false, gpu = false, force = false, quiet = false;
     struct metrics_opts mo;
@@ -764,12 +759,15 @@ int cmd_watch(int argc, char **argv)
             break;
         case OPT_OUT: out = val; break;
         case OPT_FORCE: force = true; break;
-        case OPT_SAMPLE_MS:
-            if (!cli_parse_u64(&period, "watch", "sample-ms", val))
-                return 2;
-            if (period == 0 || period > 60000)
-                return cli_error(2, "watch: --sample-ms must be 1..60000, got %s", val);
+        case OPT_SAMPLE_MS: {
+            char *end;
+            errno = 0;
+            sample_auto = strcmp(val, "auto") == 0;
+            period = sample_auto ? 100 : strtoull(val, &end, 10);
+            if (!sample_auto && (*val < '0' || *val > '9' || errno || *end || period == 0 || period > 60000))
+                return cli_error(2, "watch: --sample-ms must be 1..60000 (ms) or auto, got '%s'", val);
             break;
+        }
         case OPT_SMAPS: smaps = true; break;
         case OPT_GPU: gpu = true; break;
         case OPT_MEM_LIMIT:
@@ -855,28 +853,17 @@ int cmd_watch(int argc, char **argv)
                            .trace = trace, .trace_min = trace_min, .quiet = quiet, .kill_after = kill_after,
                            .out_existed = out && access(out, F_OK) == 0};
     int rc = watch_inputs_open(&w, cgroup_arg);
+    if (rc == 0 && sample_auto && watch_autotick_new(&w.autotick, (unsigned)period) < 0)
+        rc = cli_error(1, "watch: out of memory");
     /* the port bound before any work: one in use is refused (exit 2) */
     char err[4400];
     metrics_export_t *mx = NULL;
     if (rc == 0 && metrics_export_new(&mx, &mo, err, sizeof err) < 0)
         rc = cli_error(2, "watch: %s", err);
+    struct watch_metrics_run wm = {.cmd = cmd, .pid = w.pid, .cg = w.cg, .marks = w.mark != NULL, .gpu = gpu,
+                                   .quiet = quiet, .mem_limit = mem_limit};
     if (rc == 0 && mx) {
-        if (metrics_export_address(mx) && !quiet) {
-            printf("metrics at http://%s/metrics\n", metrics_export_address(mx));
-            fflush(stdout);
-        }
-        char what[1024];
-        watch_metrics_command(what, sizeof what, cmd, w.pid);
-        /* the limit: --mem-limit's, else --cgroup's own, else the watched process's cgroup's */
-        uint64_t cg_limit = 0;
-        if (!mem_limit && w.cg && cgroup_stat_limit(w.cg, &cg_limit) < 0)
-            cg_limit = 0;
-        struct metrics_config mc = {.version = ZKB_PROJECT_VERSION, .commit = ZKBENCH_VERSION, .command = what,
-                                    .gpu = gpu, .marks = w.mark != NULL,
-                                    .mem_limit = mem_limit  ? mem_limit
-                                                 : w.cg     ? cg_limit
-                                                            : metrics_cgroup_limit(cmd ? getpid() : w.pid)};
-        if (metrics_export_start(mx, &mc, err, sizeof err) < 0)
+        if (watch_metrics_begin(mx, &wm, err, sizeof err) < 0)
             rc = cli_error(1, "watch: %s", err);
         else
             w.metrics = metrics_export_metrics(mx), w.mx = mx;
@@ -894,5 +881,6 @@ int cmd_watch(int argc, char **argv)
     }
     cgroup_stat_free(w.cg);
     watch_mark_free(w.mark);
+    watch_autotick_free(w.autotick);
     return rc;
 }

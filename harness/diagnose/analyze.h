@@ -153,6 +153,10 @@ typedef struct {
     /* what would decide, when the verdict is inconclusive ("run >= 5
      * proofs (3 more)", "--sample-ms 30: ..."); "" otherwise */
     char decide[400];
+    /* a watch run whose tick is coarser than a tenth of its cycle (marked
+     * or found in the signal): the cycle, the tick and the --sample-ms that
+     * fits (watch_sampling.h); "" otherwise */
+    char sampling_line[400];
     bool dead; /* status running, and the process that wrote it is gone */
     /* status running, and the process that writes it is alive: run.json is
      * still its writer's, so analyze leaves it alone (cmd_analyze) */
@@ -176,10 +180,11 @@ int analyze_run_open(analyze_run_t **run, analyze_result_t *ret, const char *dir
 /* The verdict in words, the lines every command prints (analyze, batch,
  * watch, sweep, report; docs/diagnosis.md, "One verdict"): "status" when
  * the run did not complete, "verdict" with the headline, "" with the
- * reason, "decide" when inconclusive, "capacity" for a batch run. The
+ * reason, "decide" when inconclusive, "sampling" when a watch run's tick
+ * is too coarse for its cycle, "capacity" for a batch run. The
  * lines borrow r's strings; a command lays out the key as it likes.
  * Returns the number of lines. */
-#define ANALYZE_LINES_MAX 5
+#define ANALYZE_LINES_MAX 6
 typedef struct {
     const char *key, *text;
 } analyze_line_t;

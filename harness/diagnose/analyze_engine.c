@@ -161,6 +161,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     json_object_set_new(R->json, "decide", R->decide[0] ? json_string(R->decide) : json_null());
     json_object_set_new(R->json, "dead", json_boolean(R->dead));
     json_object_set_new(R->json, "live", json_boolean(R->live));
+    json_object_set_new(R->json, "sampling_line", R->sampling_line[0] ? json_string(R->sampling_line) : json_null());
     json_object_set_new(R->json, "capacity_line", R->capacity_line[0] ? json_string(R->capacity_line) : json_null());
     return 0;
 }
@@ -174,6 +175,8 @@ size_t analyze_verdict_lines(analyze_line_t lines[ANALYZE_LINES_MAX], const anal
     lines[n++] = (analyze_line_t){"", r->reason};
     if (r->decide[0])
         lines[n++] = (analyze_line_t){"decide", r->decide};
+    if (r->sampling_line[0])
+        lines[n++] = (analyze_line_t){"sampling", r->sampling_line};
     if (r->capacity_line[0])
         lines[n++] = (analyze_line_t){"capacity", r->capacity_line};
     return n;

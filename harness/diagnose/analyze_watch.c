@@ -31,18 +31,13 @@
 
 #include "harness/diagnose/analyze_json.h"
 #include "harness/diagnose/analyze_sites.h"
+#include "harness/diagnose/watch_floors.h"
+#include "harness/diagnose/watch_sampling.h"
 #include "harness/run/run_csv.h"
 
-#define WATCH_SIGNIFICANCE 1.45  /* x the 95% half-width, as in analyze.c */
-#define WATCH_MIN_GROWTH (1.0 * MIB) /* over the fitted floors */
-#define WATCH_NOISE_FACTOR 4.0   /* the growth must pass this many residual sd */
-#define WATCH_MIN_GROWTH_SHARE 0.005 /* and this share of the floors' level */
-#define WATCH_TAIL_SHARE (1.0 / 3) /* the last third grows at >= this share of the slope */
-#define WATCH_MIN_FLOORS 4
 #define WATCH_WINDOWS 16
 #define WATCH_TOP_SITES 5
 #define WATCH_MIN_MARKS 5        /* fewer proof boundaries: time windows */
-#define WATCH_SAMPLES_PER_CYCLE 10 /* fewer: the tick is too coarse for the valleys */
 
 /* ---- proof cycles ---- */
 
@@ -103,8 +98,9 @@ static size_t pick_marks(double *out, const run_csv_t *m, char *detail, size_t d
     return k;
 }
 
-static int cycles_build(cycles_t *c, const run_csv_t *s, const double *t, size_t n, const run_csv_t *marks,
-                        json_t *notes)
+/* From samples.csv's rows i0.. (t, n: their times) and marks.csv. */
+static int cycles_build(cycles_t *c, const run_csv_t *s, size_t i0, const double *t, size_t n,
+                        const run_csv_t *marks, json_t *notes)
 {
     memset(c, 0, sizeof *c);
     size_t cap = (marks->nrows > n ? marks->nrows : n) + WATCH_WINDOWS + 2;
@@ -124,10 +120,10 @@ static int cycles_build(cycles_t *c, const run_csv_t *s, const double *t, size_t
     int cpd = run_csv_col(s, "proofs_done");
     if (nb < WATCH_MIN_MARKS && cpd >= 0) {
         /* the time each proof count was first seen */
-        size_t k = 0;
-        double prev = 0;
+        size_t k = 0; /* rows left out before i0 (a tick change) keep their count */
+        double prev = i0 && isfinite(run_csv_num(s, i0 - 1, cpd)) ? run_csv_num(s, i0 - 1, cpd) : 0;
         for (size_t i = 0; i < n; i++) {
-            double v = run_csv_num(s, i, cpd);
+            double v = run_csv_num(s, i0 + i, cpd);
             while (isfinite(v) && v > prev && k + 1 < cap) {
                 bt[k++] = t[i];
                 prev += 1;
@@ -164,125 +160,14 @@ static int cycles_build(cycles_t *c, const run_csv_t *s, const double *t, size_t
      * exit (freeing everything): both left out when there are enough others */
     size_t w0 = w >= 6 ? 1 : 0, w1 = w >= 6 ? w - 1 : w;
     for (size_t k = w0; k < w1; k++) {
-        size_t i0 = k * n / w, i1 = (k + 1) * n / w - 1;
-        c->a[c->m] = t[i0];
-        c->b[c->m] = t[i1];
-        c->x[c->m++] = (t[i0] + t[i1]) / 2000.0;
+        size_t j0 = k * n / w, j1 = (k + 1) * n / w - 1;
+        c->a[c->m] = t[j0];
+        c->b[c->m] = t[j1];
+        c->x[c->m++] = (t[j0] + t[j1]) / 2000.0;
     }
     snprintf(c->detail, sizeof c->detail, "%zu windows of %zu samples (no proof boundaries: growth per second)", c->m,
              w ? n / w : 0);
     return 0;
-}
-
-/* ---- growth of a series of floors ---- */
-
-typedef struct {
-    size_t m;
-    double first, last, min, max;
-    double g, g_lo, g_hi, g_sd;          /* the last two thirds of the floors */
-    double all, all_lo, all_hi, all_sd;  /* every floor */
-    double tail, tail_lo, tail_hi, tail_sd; /* the last third */
-    double growth_late;                  /* g times the span of the last two thirds */
-    double span_late;                    /* that span, in x (proofs or seconds) */
-    double span_tail;                    /* the last third's span */
-    double rise;                         /* median floor of the last third - of the first three */
-    double noise;                        /* the floors' robust sd, from successive differences */
-    double bound_at;                     /* x where a bounded series reached 90% of its rise */
-    bool fitted, significant, continues, leak, grew, bounded;
-} growth_t;
-
-static void growth_of(growth_t *G, const double *x, const double *f, size_t m)
-{
-    memset(G, 0, sizeof *G);
-    G->m = m;
-    G->g = G->g_lo = G->g_hi = G->all = G->all_lo = G->all_hi = G->tail = G->tail_lo = G->tail_hi = NAN;
-    G->bound_at = NAN;
-    if (m == 0)
-        return;
-    G->first = f[0];
-    G->last = f[m - 1];
-    G->min = G->max = f[0];
-    for (size_t k = 1; k < m; k++)
-        G->min = fmin(G->min, f[k]), G->max = fmax(G->max, f[k]);
-    if (m < WATCH_MIN_FLOORS)
-        return;
-    size_t la = m / 3, ta = 2 * m / 3;
-    if (m - ta < 3)
-        ta = m - 3;
-    if (!analyze_fit_line(&G->all, &G->all_lo, &G->all_hi, &G->all_sd, x, f, m) ||
-        !analyze_fit_line(&G->g, &G->g_lo, &G->g_hi, &G->g_sd, x + la, f + la, m - la))
-        return;
-    if (!analyze_fit_line(&G->tail, &G->tail_lo, &G->tail_hi, &G->tail_sd, x + ta, f + ta, m - ta))
-        G->tail = G->tail_lo = G->tail_hi = NAN;
-    G->fitted = true;
-    G->span_late = x[m - 1] - x[la];
-    G->growth_late = G->g * G->span_late;
-    /* growth that matters: >= 1 MiB and >= 0.5% of the floors' level (a
-     * 675 MiB program whose floors drifted 1.2 MiB read as a leak) */
-    G->significant = G->g - WATCH_SIGNIFICANCE * (G->g - G->g_lo) > 0 &&
-                     G->growth_late >= fmax(WATCH_MIN_GROWTH, WATCH_MIN_GROWTH_SHARE * fabs(f[la])) &&
-                     G->growth_late >= WATCH_NOISE_FACTOR * G->g_sd;
-    /* exact floors that stopped (a traced cache site) have tail 0: no growth */
-    G->continues = isfinite(G->tail) && G->tail > 0 && G->tail >= WATCH_TAIL_SHARE * G->g &&
-                   isfinite(G->tail_lo) && G->tail_lo > 0;
-    /* grew: the last third's floors sit above the first ones by more than
-     * the floors' own noise (from successive differences, so that a step
-     * does not count as noise); without a leak that is a bound reached */
-    double *d = malloc(m * sizeof *d);
-    double noise = 0, head = analyze_median(f, 3), end = analyze_median(f + ta, m - ta);
-    if (d) {
-        for (size_t k = 1; k < m; k++)
-            d[k - 1] = fabs(f[k] - f[k - 1]);
-        noise = 1.4826 / sqrt(2.0) * analyze_median(d, m - 1);
-        free(d);
-    }
-    double rise = end - head;
-    G->rise = rise;
-    G->noise = noise;
-    G->grew = rise >= WATCH_MIN_GROWTH && rise >= 2 * WATCH_NOISE_FACTOR * noise;
-    /* a leak also raises the floors from the first to the last third: a
-     * slope found in autocorrelated noise alone does not (the verdict
-     * panel: a noisy steady program read as a 1 MiB/s leak, its last
-     * floors level with its first) */
-    G->leak = G->significant && G->continues && rise >= fmax(WATCH_MIN_GROWTH, 2 * noise);
-    /* a bound reached: the growth stopped, not one that goes on unproven
-     * (the verdict panel: a slow leak read as a bounded cache): the last
-     * third adds less than max(3 noise, 10% of the rise) */
-    double span_tail = x[m - 1] - x[ta];
-    G->span_tail = span_tail;
-    bool stopped = !isfinite(G->tail) || (G->tail * span_tail < fmax(3 * noise, 0.1 * rise) &&
-                                          !(G->tail_hi * span_tail >= 0.25 * rise && G->tail_hi > 0));
-    G->bounded = !G->leak && G->grew && stopped;
-    if (G->bounded)
-        for (size_t k = 0; k < m; k++)
-            if (f[k] >= head + 0.9 * rise) {
-                G->bound_at = x[k];
-                break;
-            }
-}
-
-static json_t *growth_json(const growth_t *G, bool per_proof)
-{
-    const char *u = per_proof ? "bytes_per_proof" : "bytes_per_s";
-    json_t *o = json_object();
-    json_object_set_new(o, "unit", json_string(per_proof ? "proof" : "s"));
-    json_object_set_new(o, "floors", json_integer((json_int_t)G->m));
-    json_object_set_new(o, "fitted", json_boolean(G->fitted));
-    json_object_set_new(o, u, jnum(G->g));
-    json_object_set_new(o, "ci95", json_pack("[oo]", jnum(G->g_lo), jnum(G->g_hi)));
-    json_object_set_new(o, "all_floors", json_pack("{s:o,s:[oo]}", u, jnum(G->all), "ci95", jnum(G->all_lo),
-                                                   jnum(G->all_hi)));
-    json_object_set_new(o, "last_third", json_pack("{s:o,s:[oo]}", u, jnum(G->tail), "ci95", jnum(G->tail_lo),
-                                                   jnum(G->tail_hi)));
-    json_object_set_new(o, "residual_sd", jnum(G->g_sd));
-    json_object_set_new(o, "growth_last_two_thirds", jbytes(G->growth_late));
-    json_object_set_new(o, "significant", json_boolean(G->significant));
-    json_object_set_new(o, "continues", json_boolean(G->continues));
-    json_object_set_new(o, "leak", json_boolean(G->leak));
-    json_object_set_new(o, "bounded", json_boolean(G->bounded));
-    json_object_set_new(o, "rise", jnum(G->rise));
-    json_object_set_new(o, "bound_reached_at", jnum(G->bound_at));
-    return o;
 }
 
 /* ---- layers ---- */
@@ -302,34 +187,17 @@ typedef struct {
     bool present;
     double *y;
     double *floors;
-    growth_t G;
+    watch_growth_t G;
     double peak, end, base;
     double swing; /* median over the intervals of (highest - lowest sample): the cycle's amplitude */
 } wlayer_t;
 
-/* The tick (ms) and, with proof boundaries, the mean cycle (s; NAN
- * without), and whether the tick is coarser than a tenth of the cycle. */
-static bool watch_coarse(double *tick_ms, double *cycle_s, const cycles_t *C, const double *t, size_t n,
-                         const json_t *cfg)
-{
-    double tick = jnum_get(cfg, "sample_ms");
-    if (!(tick > 0) && n >= 2)
-        tick = (t[n - 1] - t[0]) / (double)(n - 1);
-    double cycle = NAN;
-    if (C->per_proof && C->n_marks >= 2)
-        cycle = (C->marks[C->n_marks - 1] - C->marks[0]) / 1000.0 / (double)(C->n_marks - 1);
-    *tick_ms = tick;
-    *cycle_s = cycle;
-    return isfinite(cycle) && tick > 0 && cycle * 1000 < WATCH_SAMPLES_PER_CYCLE * tick;
-}
-
 /* Whether "bounded" (growth that stopped) is shown: the rise stands out of
  * the floors' scatter, and the tick resolves the cycle's valleys (the
  * verdict panel: leaks sampled coarsely read as caches). */
-static bool watch_bound_shown(const growth_t *G, const cycles_t *C, const double *t, size_t n, const json_t *cfg)
+static bool watch_bound_shown(const watch_growth_t *G, const watch_sampling_t *S)
 {
-    double tick, cycle;
-    return G->rise >= WATCH_NOISE_FACTOR * G->g_sd && !watch_coarse(&tick, &cycle, C, t, n, cfg);
+    return G->rise >= WATCH_NOISE_FACTOR * G->g_sd && !S->coarse;
 }
 
 /* Whether the floors of the representative layer leave the question open:
@@ -338,12 +206,11 @@ static bool watch_bound_shown(const growth_t *G, const cycles_t *C, const double
  * read "healthy" over 5 windows, CI -87 .. 91 MiB/s). Then R's verdict is
  * inconclusive, with why in R->reason (to be completed by the caller) and
  * what would decide in R->decide. */
-static bool watch_undecided(analyze_result_t *R, const growth_t *G, double swing, const cycles_t *C,
-                            const double *t, size_t n, const json_t *cfg, const char *layer, const char *unit)
+static bool watch_undecided(analyze_result_t *R, const watch_growth_t *G, double swing, const cycles_t *C,
+                            const double *t, size_t n, const watch_sampling_t *S, const char *layer, const char *unit)
 {
     char b1[32], b2[32];
-    double tick, cycle; /* ms; s, from the proof boundaries */
-    bool is_coarse = watch_coarse(&tick, &cycle, C, t, n, cfg);
+    double tick = S->tick_ms;
     double dur = n >= 2 ? (t[n - 1] - t[0]) / 1000.0 : 0;
     /* without proof boundaries the windows need >= 4 samples each over
      * WATCH_WINDOWS windows before "no growth" or "bounded" can be said */
@@ -351,9 +218,9 @@ static bool watch_undecided(analyze_result_t *R, const growth_t *G, double swing
     bool admits = G->fitted && isfinite(G->g_hi) && G->g_hi * G->span_late >= WATCH_MIN_GROWTH;
     /* the interval admits growth beyond the floors' own noise */
     bool wide = admits && G->g_hi * G->span_late >= WATCH_NOISE_FACTOR * G->g_sd;
-    /* a tick coarser than a tenth of the cycle misses the valleys: the
-     * "floors" are wherever the samples fell */
-    bool coarse = admits && is_coarse;
+    /* a tick coarser than a tenth of the cycle (marked, or found in the
+     * signal) misses the valleys: the "floors" are wherever the samples fell */
+    bool coarse = admits && S->coarse;
     /* the floors of the last third sit above the first ones, and still
      * rise, without proof either way */
     bool rising = G->fitted && G->rise >= fmax(WATCH_MIN_GROWTH, 2 * G->noise);
@@ -380,10 +247,10 @@ static bool watch_undecided(analyze_result_t *R, const growth_t *G, double swing
                  "%s per %s over %zu %s) admits growth as large as a leak's", layer,
                  analyze_fmt_bytes(b1, sizeof b1, G->g_lo), analyze_fmt_bytes(b2, sizeof b2, G->g_hi), unit, G->m,
                  C->per_proof ? "proof cycles" : "time windows");
-    if (isfinite(cycle) && tick > 0 && cycle * 1000 < WATCH_SAMPLES_PER_CYCLE * tick) {
-        int ms = (int)floor(cycle * 1000 / WATCH_SAMPLES_PER_CYCLE);
-        snprintf(R->decide, sizeof R->decide, "--sample-ms %d: the cycle is %.3g s and the tick %.3g s (%.1f samples "
-                 "a cycle; about %d are needed)", ms > 1 ? ms : 1, cycle, tick / 1000, cycle * 1000 / tick,
+    if (S->coarse) {
+        snprintf(R->decide, sizeof R->decide, "--sample-ms %d: the cycle is %.3g s%s and the tick %.3g s (%.1f "
+                 "samples a cycle; about %d are needed)", S->suggest_ms, S->period_ms / 1000,
+                 strcmp(S->source, "signal") == 0 ? " (found in the signal)" : "", tick / 1000, S->samples_per_cycle,
                  WATCH_SAMPLES_PER_CYCLE);
     } else if (C->per_proof) {
         snprintf(R->decide, sizeof R->decide, "watch at least %zu proof cycles (this run: %zu)",
@@ -417,7 +284,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     double *t = malloc(n * sizeof *t);
     wlayer_t L[WL_COUNT] = {{0}};
     analyze_sites_t SS = {0};
-    growth_t *SG = NULL; /* per site of SS */
+    watch_growth_t *SG = NULL; /* per site of SS */
     cycles_t C = {0};
     json_t *J = json_object(), *notes = json_deep_copy(analyze_run_notes(run));
     if (!t || !J || !notes)
@@ -426,7 +293,6 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     R.leak_layer = -1;
     R.largest_pw = -1;
     R.pw = -1;
-    R.samples = n;
     R.limit_rss = R.peak_anon = R.file_at_peak = NAN;
     R.prove_busy = NAN;
     R.footprint_per_partition = R.footprint_se = NAN;
@@ -438,6 +304,12 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     int ct = run_csv_col(sc, "t_ms");
     for (size_t i = 0; i < n; i++)
         t[i] = run_csv_num(sc, i, ct);
+    /* after a tick change (--sample-ms auto) the rows from the last one on:
+     * one tick, the one that fits the cycle (watch_sampling.h) */
+    size_t i0 = watch_sampling_start(rj, t, n);
+    memmove(t, t + i0, (n - i0) * sizeof *t);
+    n -= i0;
+    R.samples = n;
 
     /* -- layers from samples.csv -- */
     static const char *const col_of[WL_COUNT] = {NULL, "rss_anon", "rss_file", "rss", "cg_anon", "cg_current",
@@ -450,13 +322,13 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             continue;
         bool all = true;
         for (size_t i = 0; i < n && all; i++)
-            all = isfinite(run_csv_num(sc, i, c));
+            all = isfinite(run_csv_num(sc, i0 + i, c));
         if (!all)
             continue; /* empty in some rows: an optional column (empty_ok) never filled in full */
         if (!(L[l].y = malloc(n * sizeof(double))))
             goto oom;
         for (size_t i = 0; i < n; i++)
-            L[l].y[i] = run_csv_num(sc, i, c);
+            L[l].y[i] = run_csv_num(sc, i0 + i, c);
         L[l].present = true;
     }
     /* GPU: the process's own memory on every device (gpu<i>_used), else the
@@ -478,9 +350,9 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             double v = 0;
             if (ncg)
                 for (int k = 0; k < ncg; k++)
-                    v += isfinite(run_csv_num(sc, i, cg[k])) ? run_csv_num(sc, i, cg[k]) : 0;
+                    v += isfinite(run_csv_num(sc, i0 + i, cg[k])) ? run_csv_num(sc, i0 + i, cg[k]) : 0;
             else
-                v = cgu >= 0 && isfinite(run_csv_num(sc, i, cgu)) ? run_csv_num(sc, i, cgu) : 0;
+                v = cgu >= 0 && isfinite(run_csv_num(sc, i0 + i, cgu)) ? run_csv_num(sc, i0 + i, cgu) : 0;
             L[WL_GPU].y[i] = v;
             any = any || v > 0;
         }
@@ -498,10 +370,10 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     if (SS.n && !(SG = calloc(SS.n, sizeof *SG)))
         goto oom;
     for (size_t s = 0; s < SS.n; s++)
-        growth_of(&SG[s], NULL, NULL, 0); /* no numbers until fitted */
+        watch_growth_of(&SG[s], NULL, NULL, 0); /* no numbers until fitted */
 
     /* -- proof cycles and floors -- */
-    if ((rc = cycles_build(&C, sc, t, n, mc, notes)) < 0)
+    if ((rc = cycles_build(&C, sc, i0, t, n, mc, notes)) < 0)
         goto oom;
     rc = -ENOMEM;
     R.per_proof = C.per_proof;
@@ -543,7 +415,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         }
         W->swing = m ? analyze_median(sw, m) : 0;
         free(sw);
-        growth_of(&W->G, fx, W->floors, m);
+        watch_growth_of(&W->G, fx, W->floors, m);
         W->base = m ? W->floors[0] : W->y[0];
         free(fx);
     }
@@ -557,7 +429,21 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         goto oom;
     for (size_t s = 0; s < SS.n; s++)
         if (SS.v[s].floors)
-            growth_of(&SG[s], C.x, SS.v[s].floors, C.m);
+            watch_growth_of(&SG[s], C.x, SS.v[s].floors, C.m);
+
+    /* -- whether the tick fits the cycle: the marks' period, else the signal's -- */
+    watch_sampling_t SP;
+    const wlayer_t *Ws = L[WL_ANON].present ? &L[WL_ANON] : &L[WL_RSS];
+    if (watch_sampling_assess(&SP, rj, t, Ws->y, Ws->present ? n : 0, i0, C.marks, C.per_proof ? C.n_marks : 0,
+                              WATCH_MIN_GROWTH) < 0)
+        goto oom;
+    watch_sampling_line(R.sampling_line, sizeof R.sampling_line, &SP);
+    if (i0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%zu samples before the last tick change (t = %.1f s, --sample-ms auto) left out: "
+                 "the analysis uses one tick, %.3g ms", i0, SP.from_ms / 1000, SP.tick_ms);
+        json_array_append_new(notes, json_string(msg));
+    }
 
     /* -- the leak: the first candidate layer whose floors keep rising -- */
     int leak_l = -1;
@@ -572,7 +458,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         }
     /* the site that leaks most (exact live bytes: the same floor rule) */
     const analyze_site_t *leak_site = NULL;
-    const growth_t *LG = NULL;
+    const watch_growth_t *LG = NULL;
     for (size_t s = 0; s < SS.n; s++)
         if (SG[s].leak && (!leak_site || SG[s].g > LG->g))
             leak_site = &SS.v[s], LG = &SG[s];
@@ -581,7 +467,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     int rep = leak_l >= 0 ? leak_l : L[WL_ANON].present ? WL_ANON : WL_RSS;
     if (leak_l < 0 && leak_site && L[WL_TRACKED].present)
         rep = WL_TRACKED;
-    const growth_t *G = &L[rep].G;
+    const watch_growth_t *G = &L[rep].G;
     R.leak_rate = G->g;
     R.leak_lo = G->g_lo;
     R.leak_hi = G->g_hi;
@@ -615,10 +501,11 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     /* -- peak, capacity -- */
     R.baseline_rss = L[WL_RSS].base;
     R.peak_rss = L[WL_RSS].peak;
-    int chwm = run_csv_col(sc, "hwm");
-    for (size_t i = 0; chwm >= 0 && i < n; i++)
-        if (isfinite(run_csv_num(sc, i, chwm)))
-            R.peak_rss = fmax(R.peak_rss, run_csv_num(sc, i, chwm));
+    int chwm = run_csv_col(sc, "hwm"), crss = run_csv_col(sc, "rss");
+    for (size_t i = 0; i < sc->nrows; i++) /* the peak of the whole run, rows left out too */
+        for (int c = 0; c < 2; c++)
+            if ((c ? chwm : crss) >= 0 && isfinite(run_csv_num(sc, i, c ? chwm : crss)))
+                R.peak_rss = fmax(R.peak_rss, run_csv_num(sc, i, c ? chwm : crss));
     analyze_anon_peak(sc, &R.peak_anon, &R.file_at_peak);
     R.ram_bytes = opts && opts->ram_bytes ? (double)opts->ram_bytes : NAN;
     const char *ram_src = opts && opts->ram_from ? opts->ram_from : "--ram";
@@ -661,7 +548,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     }
 
     /* -- verdict and its sentence -- */
-    const growth_t *Gr = &L[rep].G;
+    const watch_growth_t *Gr = &L[rep].G;
     char site_part[800] = "", floors_part[200] = "";
     if (Gr->m > 0)
         snprintf(floors_part, sizeof floors_part, "valley floors of %s %s -> %s over %zu %s", wl_name[rep],
@@ -682,7 +569,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
             snprintf(R.headline, sizeof R.headline, "leak: %s per %s in %s (%s)",
                      analyze_fmt_bytes(b1, sizeof b1, L[leak_l].G.g), unit, wl_what[leak_l], wl_name[leak_l]);
         }
-        const growth_t *Gl = leak_l >= 0 ? &L[leak_l].G : LG;
+        const watch_growth_t *Gl = leak_l >= 0 ? &L[leak_l].G : LG;
         if (leak_site)
             snprintf(site_part, sizeof site_part, "; site %s (%s) holds %s never freed, its live bytes grow %s per %s "
                      "(95%% CI %s .. %s)", leak_site->function, leak_site->label,
@@ -700,10 +587,10 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
                  analyze_fmt_bytes(b4, sizeof b4, Gl->tail), unit, floors_part, site_part);
     } else {
         char why[600];
-        const growth_t *Gb = NULL;
+        const watch_growth_t *Gb = NULL;
         int lb = -1;
         for (int l = 0; l < WL_COUNT && !Gb; l++)
-            if (L[l].present && wl_candidate[l] && L[l].G.bounded && watch_bound_shown(&L[l].G, &C, t, n, cfg) &&
+            if (L[l].present && wl_candidate[l] && L[l].G.bounded && watch_bound_shown(&L[l].G, &SP) &&
                 (C.per_proof || n >= 4 * WATCH_WINDOWS))
                 Gb = &L[l].G, lb = l;
         if (Gb)
@@ -732,7 +619,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
                          analyze_fmt_bytes(b3, sizeof b3, R.ram_bytes), 100 * R.margin, why);
             snprintf(R.headline, sizeof R.headline, "capacity: peak RSS %s above %s",
                      analyze_fmt_bytes(b1, sizeof b1, R.peak_rss), analyze_fmt_bytes(b2, sizeof b2, R.limit_rss));
-        } else if (!Gb && watch_undecided(&R, Gr, L[rep].swing, &C, t, n, cfg, wl_name[rep], unit)) {
+        } else if (!Gb && watch_undecided(&R, Gr, L[rep].swing, &C, t, n, &SP, wl_name[rep], unit)) {
             char reason[sizeof R.reason];
             snprintf(reason, sizeof reason, "%.900s%s%s; peak RSS %s", R.reason, floors_part[0] ? "; " : "",
                      floors_part, analyze_fmt_bytes(b1, sizeof b1, R.peak_rss));
@@ -775,7 +662,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
         for (size_t k = 0; k < L[l].G.m; k++)
             json_array_append_new(fl, jbytes(L[l].floors[k]));
         json_object_set_new(o, "valley_floors", fl);
-        json_object_set_new(o, "growth", growth_json(&L[l].G, C.per_proof));
+        json_object_set_new(o, "growth", watch_growth_json(&L[l].G, C.per_proof));
         json_object_set_new(jl, wl_name[l], o);
     }
     /* after the last boundary: what the process kept once its work ended */
@@ -790,7 +677,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     size_t shown = 0;
     for (size_t s = 0; s < SS.n; s++) {
         const analyze_site_t *S = &SS.v[s];
-        const growth_t *SGs = &SG[s];
+        const watch_growth_t *SGs = &SG[s];
         if (shown >= WATCH_TOP_SITES && S != leak_site)
             continue;
         shown++;
@@ -853,6 +740,7 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     json_object_set_new(head, "proofs_done", json_integer((json_int_t)R.proofs_done));
     json_object_set_new(head, "samples", json_integer((json_int_t)n));
     json_object_set_new(head, "boundaries", jb);
+    json_object_set_new(head, "sampling", watch_sampling_json(&SP));
     json_object_set_new(head, "layers", jl);
     json_object_set_new(head, "leak", jleak);
     json_object_set_new(head, "sites", jsites);

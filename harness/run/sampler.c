@@ -86,6 +86,7 @@ struct sampler {
 
     pthread_t thread;
     atomic_bool stop;
+    atomic_uint period_ms;     /* the tick; sampler_set_period lowers it while the thread runs */
     atomic_bool ended; /* the thread stopped: nothing left to watch */
     pthread_mutex_t lock; /* latest, ticks, stats */
     sample_t latest;
@@ -527,7 +528,7 @@ static void *sampler_main(void *arg)
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!atomic_load(&s->stop)) {
-        next.tv_nsec += (long)s->cfg.period_ms * 1000000L;
+        next.tv_nsec += (long)atomic_load(&s->period_ms) * 1000000L;
         while (next.tv_nsec >= 1000000000L) {
             next.tv_nsec -= 1000000000L;
             next.tv_sec++;
@@ -584,6 +585,7 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->read_lock, NULL);
     atomic_init(&s->stop, false);
+    atomic_init(&s->period_ms, cfg->period_ms);
     atomic_init(&s->write_err, 0);
     s->buf_cap = 8192;
     s->buf = malloc(s->buf_cap);
@@ -661,6 +663,19 @@ int sampler_stop(sampler_t *s)
     int rc = atomic_load(&s->write_err);
     sampler_free(s);
     return rc;
+}
+
+int sampler_set_period(sampler_t *s, unsigned period_ms)
+{
+    if (!s || period_ms == 0)
+        return -EINVAL;
+    atomic_store(&s->period_ms, period_ms);
+    return 0;
+}
+
+unsigned sampler_period(sampler_t *s)
+{
+    return atomic_load(&s->period_ms);
 }
 
 void sampler_latest(sampler_t *s, sample_t *out)

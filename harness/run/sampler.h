@@ -117,6 +117,11 @@ const char *sampler_write_error_file(sampler_t *s);
 /* Reads one sample now without writing it (baseline, progress line); safe
  * while the thread runs (the thread's reads and this one take turns). */
 int sampler_read(sampler_t *s, sample_t *out);
+/* Changes the tick from the next one on (any thread; watch --sample-ms
+ * auto): 0, or -EINVAL for a period of 0. */
+int sampler_set_period(sampler_t *s, unsigned period_ms);
+/* The tick now, ms. */
+unsigned sampler_period(sampler_t *s);
 /* The latest written sample. */
 void sampler_latest(sampler_t *s, sample_t *out);
 /* Statistics so far: ticks written, median tick cost, peak RSS seen. */

@@ -286,3 +286,29 @@ bool watch_proc_ended_early(pid_t pid, bool child, int *status)
     }
     return false;
 }
+
+void watch_proc_cmdline(char *out, size_t cap, char **cmd, pid_t pid)
+{
+    out[0] = 0;
+    size_t n = 0;
+    if (cmd) {
+        for (char **a = cmd; *a && n + 1 < cap; a++)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", a == cmd ? "" : " ", *a);
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t got = read(fd, out, cap - 1);
+    close(fd);
+    if (got <= 0)
+        return;
+    out[got] = 0;
+    while (got > 0 && out[got - 1] == 0)
+        got--;
+    for (ssize_t i = 0; i < got; i++)
+        if (out[i] == 0)
+            out[i] = ' ';
+}

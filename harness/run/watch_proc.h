@@ -64,4 +64,9 @@ bool watch_proc_ended(pid_t pid);
  * *status; a --pid process gets about a second to finish exiting. */
 bool watch_proc_ended_early(pid_t pid, bool child, int *status);
 
+/* The watched command line in out (cap bytes; for the metrics' labels):
+ * cmd's words joined by spaces, or without cmd /proc/PID/cmdline's ("" when
+ * unreadable). */
+void watch_proc_cmdline(char *out, size_t cap, char **cmd, pid_t pid);
+
 #endif

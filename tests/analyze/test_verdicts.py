@@ -57,6 +57,8 @@ def engine_lines(j):
     lines.append(("", j.get("reason", "?")))
     if j.get("decide"):
         lines.append(("decide", j["decide"]))
+    if j.get("sampling_line"):
+        lines.append(("sampling", j["sampling_line"]))
     if j.get("capacity_line"):
         lines.append(("capacity", j["capacity_line"]))
     return lines
@@ -75,7 +77,7 @@ def printed(out):
         if not s:
             continue
         got.add(("", squash(s)))
-        m = re.match(r"(status|verdict|decide|capacity)\s+(.*)$", s)
+        m = re.match(r"(status|verdict|decide|sampling|capacity)\s+(.*)$", s)
         if m:
             got.add((m.group(1), squash(m.group(2))))
     return got
@@ -197,6 +199,16 @@ for k in range(3):
         fail("3 samples a cycle, seed %d: a leak called %s (%s)" % (s, j["verdict"], j["reason"]))
     if j and j["verdict"] == "inconclusive" and "--sample-ms" not in (j.get("decide") or ""):
         fail("3 samples a cycle, seed %d: decide %r names no --sample-ms" % (s, j.get("decide")))
+    # without marks the cycle is found in the signal: the same warning and --sample-ms
+    dw = gen("watch", "coarse-signal-%d" % k, "sawtooth-leak", "--seed", str(s), "--cycles", "40", "--cycle-ms",
+             "310", "--tick-ms", "100")
+    j = analyze(dw)
+    sp = (j or {}).get("sampling") or {}
+    if j and (sp.get("source") != "signal" or sp.get("enough") is not False or
+              "--sample-ms %s" % sp.get("suggest_sample_ms") not in (j.get("sampling_line") or "")):
+        fail("3 samples a cycle, no marks, seed %d: sampling %r, line %r" % (s, sp, j.get("sampling_line")))
+    if j and j["verdict"] not in ("leak", "inconclusive"):
+        fail("3 samples a cycle, no marks, seed %d: a leak called %s" % (s, j["verdict"]))
 # and a steady program watched the same way is not called a leak
 d = gen("watch", "coarse-steady", "steady", "--seed", str(seed), "--cycles", "40", "--cycle-ms", "50",
         "--tick-ms", "100")

@@ -10,11 +10,12 @@ import os
 import subprocess
 import sys
 
-# load -> stats -> model and capacity -> rules (batch, watch) -> engine -> text
+# load -> stats -> model and capacity (and a watch run's floors and sampling) -> rules (batch, watch) ->
+# engine -> text
 FLOORS = {
-    "analyze_names": 0,
+    "analyze_names": 0, "signal_period": 0,
     "analyze_stats": 1, "analyze_load": 1, "analyze_sites": 1,
-    "capacity": 2, "analyze_model": 2, "analyze_busy": 2,
+    "capacity": 2, "analyze_model": 2, "analyze_busy": 2, "watch_floors": 2, "watch_sampling": 2,
     "analyze_rules": 3, "analyze_watch": 3,
     "analyze_engine": 4,
     "analyze_text": 5,

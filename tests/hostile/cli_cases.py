@@ -158,6 +158,9 @@ CASES = [
     (2, ["watch", "--pid", "999999999"]),
     (2, ["watch", "--pid", "2"], "kthread"),  # kthreadd: a kernel thread, no memory
     (2, ["watch", "--sample-ms", "0", "--", "true"]),
+    (2, ["watch", "--sample-ms", "auto2", "--", "true"]),
+    (2, ["watch", "--sample-ms", "60001", "--", "true"]),
+    (2, ["watch", "--sample-ms", "", "--", "true"]),
     (2, ["watch", "--kill-after", "-1", "--", "true"]),
     (2, ["watch", "--kill-after", "x", "--", "true"]),
     (2, ["watch", "--kill-after", "1", "--pid", "1"]),
