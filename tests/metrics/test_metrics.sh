@@ -15,7 +15,10 @@
 #  4. promtool: scripts/prometheus/ config and rules, and the rules' behaviour
 #     on planted series (alerts_test.yml);
 #  5. a real Prometheus (Debian's), on loopback with a 1 s scrape interval,
-#     scrapes a running batch until its API shows every proof and the RSS.
+#     scrapes a running batch until its API shows every proof and the RSS;
+#  6. and a watched foreign prover with marks: its proofs reach Prometheus,
+#     ZkbenchLeak fires on a planted leak with analyze's headline, and not
+#     without the leak.
 # Needs the Debian packages prometheus and python3-prometheus-client: they
 # are installed when missing (apt-get, as root); where they cannot be, the
 # checks that need them are skipped (exit 77 with the reason).
@@ -360,6 +363,76 @@ fi
 kill $ppid 2>/dev/null
 wait $ppid 2>/dev/null
 grep -q 'no scrape fetched' "$tmp/prun.err" && fail "Prometheus did not fetch the final values: $(cat "$tmp/prun.err")"
+
+# ---- 6. the alert fires for a watched foreign prover ----------------------------
+# alerts.yml as shipped, but for its 10-minute hold (a test cannot wait it);
+# a foreign program with marks leaking 2 MiB a proof, watched with --listen:
+# Prometheus shows its proofs from the marks and fires ZkbenchLeak with
+# analyze's headline; the same program without the leak fires nothing
+sed 's/^\(        for: \)10m$/\10s/' "$promdir/alerts.yml" >"$tmp/alerts-now.yml"
+cmp -s "$promdir/alerts.yml" "$tmp/alerts-now.yml" && fail "alerts.yml has no 'for: 10m' left to shorten"
+for leak in 2 0; do
+  rm -rf "$tmp/fw$leak" "$tmp/tsdb$leak"
+  "$zk" watch --sample-ms 20 --mark 'proof [0-9]+ done' --listen 127.0.0.1:0 --listen-linger 60 --metrics-verdict-s 1 \
+    --out "$tmp/fw$leak" -- "$py" "$here/leaky_marks.py" 70 $leak >"$tmp/fw$leak.out" 2>"$tmp/fw$leak.err" &
+  wpid=$!
+  bg+=($wpid)
+  target=$(wait_addr "$tmp/fw$leak.out") || fail "watch --listen printed no address"
+  pport=$(free_port)
+  cat >"$tmp/promw.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $tmp/alerts-now.yml
+scrape_configs:
+  - job_name: zkbench
+    static_configs:
+      - targets: ['$target']
+EOF
+  prometheus --config.file="$tmp/promw.yml" --storage.tsdb.path="$tmp/tsdb$leak" --web.listen-address="127.0.0.1:$pport" \
+    --log.level=warn >"$tmp/promw.log" 2>&1 &
+  ppid=$!
+  bg+=($ppid)
+  "$py" - "$pport" "$target" $leak <<'PY' >"$tmp/promw.result" 2>&1 || fail "leak $leak MiB: $(cat "$tmp/promw.result") $(tail -3 "$tmp/promw.log")"
+import json, sys, time, urllib.parse, urllib.request
+port, target, leak = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def get(path):
+    with urllib.request.urlopen("http://127.0.0.1:%s%s" % (port, path), timeout=5) as r:
+        return json.load(r)["data"]
+def query(q):
+    return [float(s["value"][1]) for s in get("/api/v1/query?query=" + urllib.parse.quote(q))["result"]]
+deadline, firing, proofs, running = time.time() + 90, [], [], []
+while time.time() < deadline:
+    try:
+        firing = [a for a in get("/api/v1/alerts")["alerts"] if a["labels"]["alertname"] == "ZkbenchLeak"]
+        proofs = query("last_over_time(zkbench_proofs_completed_total[10m])")
+        running = query("min_over_time(zkbench_running[10m])")
+        if (leak and firing and firing[0]["state"] == "firing") or (not leak and proofs == [70] and running == [0]):
+            break
+    except OSError:
+        pass  # Prometheus still starting
+    time.sleep(0.25)
+if leak:
+    assert firing and firing[0]["state"] == "firing", ("no ZkbenchLeak fired", firing, proofs)
+    a = firing[0]
+    assert a["labels"]["instance"] == target and a["labels"]["verdict"] == "leak", a
+    assert a["annotations"]["summary"] == "%s: %s" % (target, a["labels"]["headline"]), a
+    assert a["labels"]["headline"].startswith("leak: "), a
+else:
+    assert proofs == [70], ("the marks did not reach Prometheus as proofs", proofs, running)
+    assert not firing, ("ZkbenchLeak fired for a program that does not leak", firing)
+print("leak %d MiB: proofs %s, alert %s" % (leak, proofs, firing[0]["labels"]["headline"] if firing else "none"))
+PY
+  wait $wpid || fail "watch of the foreign prover (leak $leak MiB) failed: $(cat "$tmp/fw$leak.err")"
+  kill $ppid 2>/dev/null
+  wait $ppid 2>/dev/null
+  # the alert's words are analyze's of the same run
+  if [ $leak != 0 ]; then
+    case $(verdict_of_analyze "$tmp/fw$leak") in leak\|*) ;; *) fail "analyze does not call the foreign leak a leak" ;; esac
+  fi
+done
 
 [ $fails -eq 0 ] && echo "metrics: all checks passed ($(cat "$tmp/prom.result"))"
 [ $fails -eq 0 ]
