@@ -98,7 +98,9 @@ const cli_cmd_t cli_cmd_sweep = {
              "With -- CMD ARGS..., any prover: each pw value is a zkbench watch of CMD, {pw}\n"
              "in its arguments replaced by the value; the completed runs' peaks are fitted\n"
              "as peak = B + F x pw (with a 95% interval from three pw values) and the\n"
-             "largest pw that fits is given (the same tables; s_per_proof empty).\n",
+             "largest pw that fits is given (the same tables; s_per_proof empty). With\n"
+             "--trace, each traced site's bytes at each run's peak are fitted the same\n"
+             "way: DIR/sweep-sites.csv, and the sites that grow with pw are named.\n",
     .opts = sweep_opts,
     .forward = &cli_cmd_batch,
     .stop_at_operand = true,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/sweep_sites.h"
 #include "harness/cli/sweep_table.h"
 #include "harness/diagnose/analyze.h"
 #include "harness/run/run_files.h"
@@ -185,6 +186,9 @@ int sweep_command(const struct sweep_command_opts *o)
 
     struct sweep_row row[64 + 2];
     size_t n_rows = 0, n_failed = 0;
+    sweep_sites_t *sites = NULL; /* --trace: the sites' bytes at each peak */
+    if (o->trace && sweep_sites_new(&sites) < 0)
+        return cli_error(1, "sweep: out of memory");
     double xs[64] = {0}, ys[64] = {0}, ya[64] = {0};
     bool anon_all = true; /* every fitted point has an anonymous peak */
     size_t n_fit = 0;
@@ -201,6 +205,8 @@ int sweep_command(const struct sweep_command_opts *o)
         point_row(r, o->pw[k], code, run_dir, limit, o->margin, limit_from);
         pw_top = o->pw[k] > pw_top ? o->pw[k] : pw_top;
         if (strcmp(r->outcome, "complete") == 0 && isfinite(r->peak)) {
+            if (sites && sweep_sites_add(sites, o->pw[k], run_dir, err, sizeof err) < 0)
+                cli_error(0, "sweep: pw %u's sites are left out: %s", o->pw[k], err);
             xs[n_fit] = o->pw[k];
             ya[n_fit] = r->peak_anon;
             anon_all = anon_all && isfinite(r->peak_anon);
@@ -320,8 +326,14 @@ int sweep_command(const struct sweep_command_opts *o)
     unsigned curve = pw_top * 2;
     if (max_pw >= 0 && max_pw < 4096 && (unsigned)max_pw + 1 > curve)
         curve = (unsigned)max_pw + 1;
-    if (!sweep_write_tables(dir, row, n_rows, m.ok ? sweep_line_predict : NULL, &m, o->ram, o->mem_limit, curve))
+    if (!sweep_write_tables(dir, row, n_rows, m.ok ? sweep_line_predict : NULL, &m, o->ram, o->mem_limit, curve)) {
+        sweep_sites_free(sites);
         return cli_error(1, "sweep: cannot write the capacity table in %s: %s", dir, strerror(errno));
+    }
+    int site_rc = sites ? sweep_sites_write(sites, dir, stdout, err, sizeof err) : 0;
+    sweep_sites_free(sites);
+    if (site_rc < 0)
+        return cli_error(1, "sweep: %s", err);
     if (limit && max_pw >= 0)
         printf("sweep: largest pw that fits %s (%s) with a %.0f%% margin: %s\n", fmt_bytes(b1, (double)limit),
                limit_from, o->margin * 100,

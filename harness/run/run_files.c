@@ -73,7 +73,7 @@ struct run_files {
 static const char *const run_names[] = {
     "run.json", "samples.csv", "buffers.csv", "stages.csv", "proofs.csv",
     "procs.csv", "marks.csv", "sites.csv", /* watch's */
-    "sweep.csv", "sweep.md", "sweep-model.csv", "verdict.json", NULL,
+    "sweep.csv", "sweep.md", "sweep-model.csv", "sweep-sites.csv", "verdict.json", NULL,
 };
 /* made from a run (batch's diagnosis, plot, report): removed with it by
  * --force, so a replaced run never shows the old run's figures */
