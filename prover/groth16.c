@@ -211,6 +211,11 @@ static int run_b2(groth16_pending_t *p)
     rc = backend_msm_g2(p->opts.backend, p->opts.gpu_lane, &p->b2, p->pk, p->w_b, p->n_b, /* density= */ NULL, &m);
     lane_stage_end(&ls, "msm_b2", &p->t_b2, rc);
     mem_touch(p->w_b); /* from here on the pending copy only waits for finish */
+    if (p->opts.free_at_last_use & (1u << MEM_KIND_PENDING)) {
+        void *bufs[1] = {p->w_b};
+        p->w_b = NULL;
+        dealloc_release(bufs, 1, p->opts.dealloc);
+    }
     if (rc == 0)
         p->dev_b2 = backend_device_ms(p->opts.backend, p->opts.gpu_lane, BACKEND_STAGE_MSM_B_G2) / 1e3;
     return rc;
@@ -347,20 +352,35 @@ static void select_dense(fr_t *out, const fr_t *w, uint64_t nv, const uint64_t *
     free(start);
 }
 
+/* The witness handed over with free_at_last_use's aux bit, at its last use. */
+static void free_witness(fr_t **w)
+{
+    if (!*w)
+        return;
+    mem_touch(*w);
+    mem_free(*w);
+    *w = NULL;
+}
+
 int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk, const groth16_shape_t *shape,
                             const fr_t *w, groth16_abc_t *abc, const struct groth16_prove_opts *opts)
 {
     const r1cs_t *cs = shape->cs;
     groth16_abc_t own = *abc;
     memset(abc, 0, sizeof *abc);
+    /* w is ours to free at its last use when the caller handed it over */
+    fr_t *w_owned = opts->free_at_last_use & (1u << MEM_KIND_AUX) ? (fr_t *)w : NULL;
+    bool free_w_on_cpu = !opts->backend;
     if (!pk || !w || !fr_is_one(&w[0]) || !own.a || !own.b || !own.c || pk->n_h != shape->n - 1 ||
         pk->n_l != cs->num_aux || pk->vk.n_ic != cs->num_inputs || pk->n_a != shape->n_a ||
         pk->n_b_g1 != shape->n_b || pk->n_b_g2 != shape->n_b) {
+        free_witness(&w_owned);
         groth16_abc_free(&own);
         return -EINVAL;
     }
     groth16_pending_t *p = calloc(1, sizeof *p);
     if (!p) {
+        free_witness(&w_owned);
         groth16_abc_free(&own);
         return -ENOMEM;
     }
@@ -430,7 +450,9 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     const fr_t *wm;
     if ((rc = lane_stage_begin(&ls, o, false)) < 0)
         goto fail;
-    if ((rc = backend_witness(o->backend, o->gpu_lane, w, nv, &wm)) == 0)
+    if ((rc = backend_witness(o->backend, o->gpu_lane, w, nv, &wm)) == 0 && o->backend)
+        free_witness(&w_owned); /* the MSMs read the device's copy */
+    if (rc == 0)
         rc = backend_msm_g1(o->backend, o->gpu_lane, &p->l, BACKEND_L, pk, wm + cs->num_inputs, cs->num_aux, NULL,
                             &m);
     lane_stage_end(&ls, "msm_l", &t->msm_l, rc);
@@ -450,10 +472,13 @@ int groth16_prove_start_abc(groth16_pending_t **ret, const groth16_params_t *pk,
     lane_stage_end(&ls, "msm_b1", &t->msm_b1, rc);
     if (rc < 0)
         goto fail;
+    if (free_w_on_cpu)
+        free_witness(&w_owned);
     t->dev_msm_b1 = backend_device_ms(o->backend, o->gpu_lane, BACKEND_STAGE_MSM_B_G1) / 1e3;
     *ret = p;
     return 0;
 fail:
+    free_witness(&w_owned);
     groth16_abc_free(&own);
     groth16_pending_free(p);
     return rc;

@@ -22,6 +22,7 @@
 #include "arith/curve/pairing.h"
 #include "prover/backend.h"
 #include "prover/dealloc.h"
+#include "prover/mem.h"
 #include "prover/ntt.h"
 #include "prover/params.h"
 #include "prover/r1cs.h"
@@ -143,7 +144,17 @@ struct groth16_prove_opts {
      * inside a partition's prove. */
     groth16_stage_fn *on_stage;
     void *stage_ctx;
+    /* Kinds freed inside the prove at their last use, a bit (1u << kind)
+     * each (zkbench batch --free-at-last-use); 0: none. MEM_KIND_AUX:
+     * prove_start_abc owns w (a mem_alloc buffer) and frees it once no MSM
+     * reads it any more (on a GPU when it is on the device, on the CPU
+     * after the B_g1 MSM); MEM_KIND_PENDING: the b_g2 scalars are released
+     * (as dealloc says) right after the G2 MSM instead of at finish. */
+    unsigned free_at_last_use;
 };
+
+/* The kinds free_at_last_use can name: what the prove holds past a last use. */
+#define GROTH16_FREE_AT_LAST_USE ((1u << MEM_KIND_AUX) | (1u << MEM_KIND_PENDING))
 
 /* Defaults: all cores, split, synchronous release, tags -1. */
 void groth16_prove_opts_default(struct groth16_prove_opts *o);
@@ -188,8 +199,10 @@ int groth16_prove_start(groth16_pending_t **ret, const groth16_params_t *pk,
 /*
  * prove_start from a, b, c made in synthesis. Takes abc over (*abc is
  * cleared, also on failure): b and c are freed once H is computed, a (which
- * holds H after that) once the H MSM is done. w stays the caller's; it is
- * no longer read when this returns, so the caller frees it then. The
+ * holds H after that) once the H MSM is done. w stays the caller's (unless
+ * opts->free_at_last_use hands it over: then it is freed here, also on
+ * failure); it is no longer read when this returns, so the caller frees it
+ * then. The
  * pending handle keeps only the witness values the b_g2 MSM reads (n_b
  * elements, MEM_KIND_PENDING) until finish.
  */

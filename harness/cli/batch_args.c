@@ -1,12 +1,15 @@
 /* batch's option values with a grammar of their own; see batch_args.h. */
 #include "harness/cli/batch_args.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness/cli/cli.h"
+#include "harness/diagnose/analyze.h"
 #include "prover/dealloc.h"
+#include "prover/groth16.h"
 #include "prover/mem.h"
 
 static int kind_by_name(const char *name)
@@ -122,4 +125,99 @@ bool batch_args_gpus(struct batch_opts *o, const char *text)
 bad:
     cli_error(2, "batch: --gpus must be 'all' or a list of CUDA device numbers such as 0,1 or 0-3, got '%s'", text);
     return false;
+}
+
+/* Why a kind cannot be freed any earlier than the prover frees it now. */
+static const char *no_earlier_free(enum mem_kind k)
+{
+    switch (k) {
+    case MEM_KIND_PARAMS: return "the proving key is read by every partition until the run ends";
+    case MEM_KIND_CIRCUIT: return "the constraint matrices are read by every partition until the run ends";
+    case MEM_KIND_NTT: return "the domain's tables are shared by every partition until the run ends";
+    case MEM_KIND_ABC:
+        return "a, b and c are freed as H consumes them already (b and c once H is computed, a, which holds H, "
+               "after the H MSM; on a GPU all three once uploaded)";
+    case MEM_KIND_H: return "H has no buffer of its own here: it is computed in place in abc's a";
+    case MEM_KIND_MSM: return "MSM scratch is freed by the MSM that uses it, at its last use";
+    case MEM_KIND_PINNED: return "page-locked a, b, c are tracked as abc and freed with it";
+    case MEM_KIND_OTHER: return "other is setup and loader scratch, freed where it is made";
+    default: return "device memory is a prover worker's workspace, reused by every partition until the run ends";
+    }
+}
+
+bool batch_args_free_at_last_use(struct batch_opts *o, const char *text)
+{
+    char buf[256];
+    unsigned mask = 0;
+    if (!*text || strlen(text) >= sizeof buf)
+        goto bad;
+    strcpy(buf, text);
+    for (char *item = buf, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = 0;
+        if (!*item)
+            goto bad;
+        int k = kind_by_name(item);
+        if (k < 0)
+            return cli_error(2, "batch: --free-at-last-use: unknown kind '%s' (prover/mem.h's kinds: params, "
+                                "circuit, aux, abc, ntt, h, msm, pending, pinned, other, gpu_*)", item),
+                   false;
+        if (mask & (1u << k))
+            return cli_error(2, "batch: --free-at-last-use '%s' names %s twice", text, item), false;
+        if (!(GROTH16_FREE_AT_LAST_USE & (1u << k)))
+            return cli_error(2, "batch: --free-at-last-use %s: no earlier free is possible: %s", item,
+                             no_earlier_free((enum mem_kind)k)),
+                   false;
+        mask |= 1u << k;
+    }
+    o->pc.free_at_last_use = mask;
+    return true;
+bad:
+    cli_error(2, "batch: --free-at-last-use needs a comma-separated list of kinds such as aux,pending, got '%s'",
+              text);
+    return false;
+}
+
+bool batch_args_purge(enum pipeline_trim *out, const char *flag, const char *text)
+{
+    if (strcmp(text, "none") == 0)
+        *out = TRIM_NONE;
+    else if (strcmp(text, "partition") == 0)
+        *out = TRIM_PARTITION;
+    else if (strcmp(text, "proof") == 0)
+        *out = TRIM_PROOF;
+    else
+        return cli_error(2, "batch: --%s must be none, partition or proof, got '%s'", flag, text), false;
+    return true;
+}
+
+_Static_assert((int)MEM_BUDGET_NSTATES == (int)CAPACITY_NSTATES, "the budget's states are the capacity model's");
+
+int batch_args_model(struct mem_budget_model *m, const char *dir, char *err, size_t cap)
+{
+    analyze_run_t *run = NULL;
+    analyze_result_t r;
+    char aerr[1024] = "";
+    int rc = analyze_run_open(&run, &r, dir, NULL, aerr, sizeof aerr);
+    if (rc < 0) {
+        snprintf(err, cap, "%s", aerr[0] ? aerr : strerror(-rc));
+        return rc;
+    }
+    const capacity_model_t *c = &r.capacity;
+    if (!c->ok) {
+        snprintf(err, cap, "%s has no capacity model to admit by: %s", dir, c->why[0] ? c->why : "no numbers");
+        rc = -EINVAL;
+    } else {
+        memset(m, 0, sizeof *m);
+        for (int s = 0; s < CAPACITY_NSTATES; s++)
+            m->state_bytes[s] = c->state_bytes[s];
+        m->untracked_share = c->untracked_share > 0 ? c->untracked_share : 0;
+        m->baseline = c->baseline;
+        m->partitions = (unsigned)c->partitions_measured;
+        snprintf(m->source, sizeof m->source, "run %s", dir);
+    }
+    analyze_result_clear(&r);
+    analyze_run_free(run);
+    return rc;
 }

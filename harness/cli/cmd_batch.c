@@ -23,9 +23,11 @@
 #include "harness/metrics/metrics_export.h"
 #include "harness/run/batch.h"
 #include "harness/run/console.h"
+#include "harness/run/mem_budget.h"
 #include "harness/run/memcap.h"
 #include "harness/run/run_files.h"
 #include "harness/run/units.h"
+#include "prover/mem.h"
 
 enum {
     OPT_COUNT = 'n', OPT_CONC = 'j', OPT_PARTITIONS = 'P', OPT_CIRCUIT = 'c', OPT_PW = 'p', OPT_GPU_WORKERS = 'g',
@@ -33,6 +35,8 @@ enum {
     OPT_BACKEND = 'b', OPT_PARAMS = 'k', OPT_OUT = 'o', OPT_SAMPLE_MS = 'm', OPT_NO_VERIFY = 'V', OPT_SEED = 's',
     OPT_INJECT = 'i', OPT_MEM_LIMIT = 'M', OPT_PARAMS_LOAD = 'L', OPT_FORCE = 'F', OPT_QUIET = 'Q',
     OPT_NO_ANALYZE = 'A', OPT_GPUS = 'G', OPT_GPU_MEM = 'D',
+    /* long options only */
+    OPT_FREE_AT_LAST_USE = 0x1601, OPT_PURGE_AFTER, OPT_BLIND_SEED, OPT_MEM_BUDGET, OPT_MODEL,
 };
 
 static const cli_opt_t batch_opts[] = {
@@ -56,7 +60,17 @@ static const cli_opt_t batch_opts[] = {
     {"finish-workers", OPT_FINISH, "F", "finish-stage threads (default 2)"},
     {"no-split", OPT_NO_SPLIT, NULL, "monolithic prove (b_g2 MSM inline) instead of the split API"},
     {"dealloc", OPT_DEALLOC, "sync|async|async-serial", "how buffers are freed (default async)"},
-    {"trim", OPT_TRIM, "none|partition|proof", "ask jemalloc to purge after each (default none)"},
+    {"purge-after", OPT_PURGE_AFTER, "none|partition|proof", "jemalloc purges its dirty pages after each\n"
+                                                             "partition or proof (default none)"},
+    {"trim", OPT_TRIM, "none|partition|proof", "the same as --purge-after (its older name)"},
+    {"free-at-last-use", OPT_FREE_AT_LAST_USE, "KIND,...", "free these tracked kinds at their last use: aux (the\n"
+                                                           "witness, once no MSM reads it), pending (the b_g2\n"
+                                                           "scalars, after the G2 MSM); the proofs are the same"},
+    {"mem-budget", OPT_MEM_BUDGET, "SIZE", "admit a partition into synthesis only when its modelled bytes fit\n"
+                                           "under SIZE (24G, 512MiB) beside the baseline and what is reserved;\n"
+                                           "pw becomes a ceiling (docs/diagnosis.md, Admission by memory)"},
+    {"model", OPT_MODEL, "RUN_DIR", "--mem-budget's bytes per partition from that run's capacity model\n"
+                                    "(default: learned from this run's first 2 partitions, one at a time)"},
     {"threads", OPT_THREADS, "T", "CPU threads per prover stage (default: all cores)"},
     {"backend", OPT_BACKEND, "cpu|gpu|auto", "where H and the MSMs run (default auto)"},
     {"params", OPT_PARAMS, "FILE", "parameter file (default: the cache, ZKBENCH_PARAMS_DIR)"},
@@ -68,6 +82,8 @@ static const cli_opt_t batch_opts[] = {
     {"sample-ms", OPT_SAMPLE_MS, "MS", "sampler period (default 10; 0: no sampler thread)"},
     {"no-verify", OPT_NO_VERIFY, NULL, "do not verify the proofs"},
     {"seed", OPT_SEED, "S", "witness seed (default 1)"},
+    {"blind-seed", OPT_BLIND_SEED, "S", "draw each partition's blinding r, s from S (default: fresh\n"
+                                        "randomness), so runs' proofs.bin compare byte for byte"},
     {"inject", OPT_INJECT, "FAULT", "plant a fault (repeatable): leak:KIND[:EVERY], hold:KIND:MS,\n"
                                     "serial-dealloc:MS, no-purge, pileup"},
     {"mem-limit", OPT_MEM_LIMIT, "SIZE", "run the batch in a memory cgroup capped at SIZE (512M, 1.5G,\n"
@@ -95,6 +111,56 @@ const cli_cmd_t cli_cmd_batch = {
               "interrupted; a second signal stops it at once, run.json saying so too).\n",
 };
 
+/* --free-at-last-use beside the planted faults: a kind cannot be freed at
+ * its last use and leaked or held past it. */
+static bool check_free_at_last_use(const struct batch_opts *o)
+{
+    const struct pipeline_faults *f = &o->pc.faults;
+    int kinds[2] = {f->leak_kind, f->hold_kind};
+    for (int i = 0; i < 2; i++)
+        if (kinds[i] >= 0 && (o->pc.free_at_last_use & (1u << kinds[i])))
+            return cli_error(2, "batch: --free-at-last-use %s and --inject %s:%s contradict each other: one frees it "
+                                "at its last use, the other keeps it",
+                             mem_kind_name((enum mem_kind)kinds[i]), i ? "hold" : "leak",
+                             mem_kind_name((enum mem_kind)kinds[i])),
+                   false;
+    return true;
+}
+
+/* --model read now, so a run that has no model is refused before any file. */
+static struct mem_budget_model budget_model;
+
+static bool load_budget_model(struct batch_opts *o)
+{
+    if (o->model_dir && !o->mem_budget)
+        return cli_error(2, "batch: --model %s gives --mem-budget its bytes per partition: give --mem-budget SIZE too",
+                         o->model_dir),
+               false;
+    if (!o->mem_budget)
+        return true;
+    if (!o->model_dir) {
+        if (o->sample_ms == 0)
+            return cli_error(2, "batch: --mem-budget learns its model with the sampler's RSS: --sample-ms must be "
+                                "above 0, or give --model RUN_DIR"),
+                   false;
+        return true;
+    }
+    char err[1200];
+    if (batch_args_model(&budget_model, o->model_dir, err, sizeof err) < 0)
+        return cli_error(2, "batch: --model: %s", err), false;
+    uint64_t need = mem_budget_model_need(&budget_model, MEM_BUDGET_SYNTH);
+    if ((double)need + budget_model.baseline > (double)o->mem_budget) {
+        char b1[32], b2[32], b3[32];
+        return cli_error(2, "batch: --mem-budget %s cannot admit one partition: it needs %s (the model of %s) beside "
+                            "a baseline RSS of %s",
+                         fmt_bytes(b1, (double)o->mem_budget), fmt_bytes(b2, (double)need), budget_model.source,
+                         fmt_bytes(b3, budget_model.baseline)),
+               false;
+    }
+    o->model = &budget_model;
+    return true;
+}
+
 /* Parses argv; returns -1 to go on, else the exit status. */
 static int parse_args(struct batch_opts *o, int argc, char **argv)
 {
@@ -118,6 +184,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
     o->params_load = PARAMS_LOAD_MMAP;
     metrics_opts_init(&o->metrics);
     bool queue_set = false;
+    const char *purge_flag = NULL;
     uint64_t v;
     int c;
     cli_args_t a;
@@ -154,15 +221,31 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
                 return cli_error(2, "batch: --dealloc must be sync, async or async-serial, got '%s'", val);
             break;
         case OPT_TRIM:
-            if (strcmp(val, "none") == 0)
-                pc->trim = TRIM_NONE;
-            else if (strcmp(val, "partition") == 0)
-                pc->trim = TRIM_PARTITION;
-            else if (strcmp(val, "proof") == 0)
-                pc->trim = TRIM_PROOF;
-            else
-                return cli_error(2, "batch: --trim must be none, partition or proof, got '%s'", val);
+        case OPT_PURGE_AFTER: {
+            enum pipeline_trim t;
+            const char *flag = c == OPT_TRIM ? "trim" : "purge-after";
+            if (!batch_args_purge(&t, flag, val))
+                return 2;
+            if (purge_flag && t != pc->trim)
+                return cli_error(2, "batch: --%s %s and --%s disagree: give one", flag, val, purge_flag);
+            pc->trim = t;
+            purge_flag = flag;
             break;
+        }
+        case OPT_FREE_AT_LAST_USE:
+            if (!batch_args_free_at_last_use(o, val))
+                return 2;
+            break;
+        case OPT_BLIND_SEED:
+            if (!cli_parse_u64(&pc->blind_seed, "batch", "blind-seed", val))
+                return 2;
+            pc->blind_seeded = true;
+            break;
+        case OPT_MEM_BUDGET:
+            if (!analyze_parse_size(&o->mem_budget, val) || o->mem_budget == 0)
+                return cli_error(2, "batch: --mem-budget must be a size such as 24G or 512MiB, got '%s'", val);
+            break;
+        case OPT_MODEL: o->model_dir = val; break;
         case OPT_BACKEND:
             if (strcmp(val, "cpu") && strcmp(val, "gpu") && strcmp(val, "auto"))
                 return cli_error(2, "batch: --backend must be cpu, gpu or auto, got '%s'", val);
@@ -223,6 +306,8 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         return cli_error(2, "batch: --listen and --metrics-file export the sampler: --sample-ms must be above 0");
     if (strcmp(o->backend, "cpu") == 0 && (o->n_gpus || o->gpus_all))
         return cli_error(2, "batch: --gpus needs the GPU backend, and --backend cpu was given");
+    if (!check_free_at_last_use(o) || !load_budget_model(o))
+        return 2;
     o->queue_set = queue_set;
     if (!queue_set)
         pc->gpu_queue = pc->gpu_workers;

@@ -22,6 +22,7 @@
 #include "harness/run/batch_load.h"
 #include "harness/run/console.h"
 #include "harness/run/errmsg.h"
+#include "harness/run/mem_budget.h"
 #include "harness/run/run_clock.h"
 #include "harness/run/run_files.h"
 #include "harness/run/run_outcome.h"
@@ -194,6 +195,48 @@ static int batch_save(run_files_t *rf, json_t *root, char *err, size_t errlen)
     return rc;
 }
 
+/* The sampler's rows to the metrics and to the memory budget (learning). */
+struct batch_on_sample {
+    metrics_t *metrics;
+    mem_budget_t *budget;
+};
+
+static void batch_on_sample(void *ctx, const sample_t *x)
+{
+    const struct batch_on_sample *h = ctx;
+    if (h->metrics)
+        metrics_on_sample(h->metrics, x);
+    if (h->budget)
+        mem_budget_on_rss(h->budget, x->rss);
+}
+
+/* --mem-budget: the budget, between the mem events and buffers.csv; said on
+ * the console and recorded in run.json. 0 or -ENOMEM. */
+static int batch_budget_start(mem_budget_t **ret, const struct batch_opts *o, run_files_t *rf, console_t *con,
+                              json_t *root)
+{
+    uint64_t rss = 0, hwm = 0;
+    sysinfo_rss(&rss, &hwm);
+    int rc = mem_budget_new(ret, o->mem_budget, o->model, rss);
+    if (rc < 0)
+        return rc;
+    mem_budget_set_next_sink(*ret, run_files_mem_sink, rf);
+    mem_set_sink(mem_budget_sink, *ret);
+    json_t *j = mem_budget_json(*ret);
+    char b1[32], b2[32], how[4400];
+    if (o->model)
+        snprintf(how, sizeof how, "the model of %s: %s a partition", o->model->source,
+                 fmt_bytes(b2, (double)json_integer_value(
+                                   json_object_get(json_object_get(j, "need_bytes"), "synthesizing"))));
+    else
+        snprintf(how, sizeof how, "the model learned from the first %d partitions, admitted one at a time",
+                 MEM_BUDGET_LEARN);
+    console_say(con, "admission  by memory: budget %s, baseline RSS %s; %s", fmt_bytes(b1, (double)o->mem_budget),
+                fmt_bytes(b2, (double)json_integer_value(json_object_get(j, "baseline_bytes"))), how);
+    json_object_set_new(root, "mem_budget", j);
+    return 0;
+}
+
 /* The load's on_stop: the interrupt recorded in run.json at once. */
 struct batch_interrupt {
     json_t *root;
@@ -270,6 +313,8 @@ int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t
     backend_t *be = NULL;
     pipeline_t *pl = NULL;
     sampler_t *sampler = NULL;
+    mem_budget_t *budget = NULL;
+    char budget_err[4400] = "";
     static struct param_cache_info pinfo; /* ~8.5 KiB: off the stack */
     static struct batch_load job;
     memset(&job, 0, sizeof job);
@@ -403,20 +448,25 @@ int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t
     json_object_set_new(root, "config", batch_json_config(&o, backend, circ->spec, job.params_path));
 
     struct batch_console bc = {.con = &con, .rf = rf};
+    if (o.mem_budget && batch_budget_start(&budget, &o, rf, &con, root) < 0) {
+        errmsg_print(1, "batch: out of memory");
+        goto done;
+    }
     struct pipeline_env env = {.circ = circ, .pk = pk, .shape = shape, .pvk = pvk, .backend = be, .rf = rf,
-                               .t0 = t0,
+                               .budget = budget, .t0 = t0,
                                .stop_flag = &stop_requested, .progress = batch_progress,
                                .proof_done = batch_proof_done, .progress_ctx = &bc};
     if ((rc = pipeline_new(&pl, &o.pc, &env)) < 0) {
         errmsg_print(1, "batch: out of memory");
         goto done;
     }
+    struct batch_on_sample hooks = {.metrics = metrics_export_metrics(o.mx), .budget = budget};
     struct sampler_config sc = {.period_ms = o.sample_ms, .pid = 0, .gpu = strcmp(backend, "gpu") == 0,
                                 .gpu_devices = o.gpus, .n_gpu_devices = be ? o.n_gpus : 0,
                                 .t0 = t0, .occupancy = pipeline_occupancy, .ctx = pl,
                                 .after_tick = drain_buffers, .tick_ctx = rf,
-                                .on_sample = o.mx ? metrics_on_sample : NULL,
-                                .sample_ctx = metrics_export_metrics(o.mx)};
+                                .on_sample = o.mx || budget ? batch_on_sample : NULL,
+                                .sample_ctx = &hooks};
     /* the backend is settled now */
     metrics_set_gpu(metrics_export_metrics(o.mx), sc.gpu, sc.gpu_devices, sc.n_gpu_devices);
     if (o.sample_ms) {
@@ -484,6 +534,11 @@ stopped:
         "avg", res.proof_ms_avg, "min", res.proof_ms_min, "max", res.proof_ms_max, "sampler", "ticks",
         (json_int_t)ticks, "median_tick_us", med_tick);
     json_object_set_new(root, "summary", summary);
+    if (budget) {
+        json_object_set_new(root, "mem_budget", mem_budget_json(budget));
+        if (rc == -E2BIG)
+            mem_budget_refusal(budget, budget_err, sizeof budget_err);
+    }
     bool write_failed = run_files_error(rf, werr, sizeof werr) < 0;
     const char *st = write_failed || rc < 0 || res.proofs_failed ? "failed"
                      : res.interrupted                            ? "interrupted"
@@ -492,7 +547,7 @@ stopped:
     if (write_failed)
         json_object_set_new(root, "error", json_string(werr));
     else if (rc < 0)
-        json_object_set_new(root, "error", json_string(strerror(-rc)));
+        json_object_set_new(root, "error", json_string(budget_err[0] ? budget_err : strerror(-rc)));
     char jerr[4400] = "";
     bool json_ok = batch_save(rf, root, jerr, sizeof jerr) == 0;
     if (write_failed) {
@@ -545,7 +600,9 @@ stopped:
         console_say(&con, "  sampler          %llu ticks every %u ms, median tick %.0f us", (unsigned long long)ticks,
                     o.sample_ms, med_tick);
     console_say(&con, "  files            %s/", out_dir);
-    if (rc < 0)
+    if (budget_err[0])
+        status = errmsg_print(1, "batch: %s", budget_err);
+    else if (rc < 0)
         status = errmsg_print(1, "batch: the prover failed: %s", strerror(-rc));
     else if (res.proofs_failed)
         status = errmsg_print(1, "batch: %u proof(s) did not verify", res.proofs_failed);
@@ -580,6 +637,7 @@ finish:
             status = errmsg_print(1, "batch: %s", werr);
     }
     mem_set_sink(NULL, NULL);
+    mem_budget_free(budget);
     /* a second signal's handler may hold rf: it ends the process, so wait */
     atomic_store(&abort_rf, NULL);
     while (atomic_load(&in_abort))

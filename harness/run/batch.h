@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "harness/metrics/metrics_export.h"
+#include "harness/run/mem_budget.h"
 #include "harness/run/memcap.h"
 #include "harness/run/pipeline.h"
 #include "prover/backend.h"
@@ -38,6 +39,9 @@ struct batch_opts {
     int gpus[BACKEND_MAX_DEVICES];
     unsigned n_gpus;
     bool queue_set;              /* --gpu-queue given: else gpu_workers x devices */
+    uint64_t mem_budget;         /* --mem-budget: bytes of RSS partitions are admitted under; 0: none */
+    const char *model_dir;       /* --model: the run the budget's model comes from; NULL: learned */
+    const struct mem_budget_model *model; /* loaded from model_dir (the caller's storage) */
     struct metrics_opts metrics; /* --listen, --metrics-file, --listen-linger */
     metrics_export_t *mx;        /* bound before any work; NULL: none */
 };

@@ -19,6 +19,8 @@ static const char *trim_name(enum pipeline_trim t)
     return t == TRIM_NONE ? "none" : t == TRIM_PARTITION ? "partition" : "proof";
 }
 
+static void config_memory(json_t *c, const struct batch_opts *o);
+
 json_t *batch_json_config(const struct batch_opts *o, const char *backend, const char *spec,
                           const char *params_path)
 {
@@ -26,7 +28,7 @@ json_t *batch_json_config(const struct batch_opts *o, const char *backend, const
     json_t *gpus = json_array();
     for (unsigned i = 0; gpus && i < o->n_gpus; i++)
         json_array_append_new(gpus, json_integer(o->gpus[i]));
-    return json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:o, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, "
+    json_t *c = json_pack("{s:i, s:i, s:i, s:s, s:s, s:i, s:i, s:o, s:i, s:i, s:b, s:s, s:s, s:i, s:s, s:s, s:i, s:b, s:I, "
                      "s:s, s:o, s:o}",
                      "count", pc->count, "concurrency", pc->concurrency, "partitions", pc->partitions,
                      "circuit", o->circuit, "circuit_resolved", spec, "pw", pc->pw, "gpu_workers",
@@ -37,6 +39,24 @@ json_t *batch_json_config(const struct batch_opts *o, const char *backend, const
                      "seed", (json_int_t)pc->seed, "inject", o->inject_text, "mem_limit",
                      o->mem_limit ? json_integer((json_int_t)o->mem_limit) : json_null(), "gpu_mem",
                      o->gpu_mem ? json_integer((json_int_t)o->gpu_mem) : json_null());
+    if (c)
+        config_memory(c, o);
+    return c;
+}
+
+/* The memory switches of issue 29 in config: each changes memory, never a proof. */
+static void config_memory(json_t *c, const struct batch_opts *o)
+{
+    const struct pipeline_config *pc = &o->pc;
+    json_t *kinds = json_array();
+    for (int k = 0; k < MEM_KIND_COUNT; k++)
+        if (pc->free_at_last_use & (1u << k))
+            json_array_append_new(kinds, json_string(mem_kind_name((enum mem_kind)k)));
+    json_object_set_new(c, "free_at_last_use", kinds);
+    json_object_set_new(c, "purge_after", json_string(trim_name(pc->trim)));
+    json_object_set_new(c, "blind_seed", pc->blind_seeded ? json_integer((json_int_t)pc->blind_seed) : json_null());
+    json_object_set_new(c, "mem_budget", o->mem_budget ? json_integer((json_int_t)o->mem_budget) : json_null());
+    json_object_set_new(c, "model", o->model_dir ? json_string(o->model_dir) : json_null());
 }
 
 /* How the parameters were loaded (README, "--params-load"). */

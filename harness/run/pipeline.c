@@ -35,6 +35,9 @@ struct part {
     groth16_pending_t *pending; /* from prove_start to prove_finish */
     groth16_proof_t proof_out;
     double t_queued;            /* ms: entered the prover queue */
+    uint64_t reserved;          /* bytes it holds of the memory budget */
+    bool budgeted;              /* admitted by the budget, not yet returned to it */
+    fr_t blind[2];              /* r, s with --blind-seed */
 };
 
 struct queue {
@@ -153,9 +156,48 @@ static void free_part(struct part *x)
  * the admitted count with its last state (under p->lock); the caller frees
  * it after unlocking, so no buffer (nor a b_g2 join) is freed under the
  * lock the sampler takes every tick. */
-static void drop_part_locked(struct pipeline *p)
+static void drop_part_locked(struct pipeline *p, struct part *x)
 {
     p->parts_admitted--;
+    if (x->budgeted)
+        mem_budget_done_locked(p->env.budget, x->proof, x->partition, /* dropped= */ true, &x->reserved);
+    x->budgeted = false;
+}
+
+/* The budget's view of a partition's move to state s (under p->lock). */
+static void budget_move_locked(struct pipeline *p, struct part *x, enum mem_budget_state s)
+{
+    if (p->env.budget)
+        mem_budget_move_locked(p->env.budget, x->proof, x->partition, s, &x->reserved);
+}
+
+/* Whether synthesis may take x now (under p->lock): 1 yes, 0 wait, < 0 never. */
+static int budget_admit_locked(struct pipeline *p, struct part *x)
+{
+    if (!p->env.budget)
+        return 1;
+    int rc = mem_budget_admit_locked(p->env.budget, x->proof, x->partition, &x->reserved);
+    x->budgeted = rc == 1;
+    return rc;
+}
+
+/* A partition's blinding with --blind-seed: r and s from splitmix64 over
+ * the seed, the proof and the partition, below 2^254 < r (a test's
+ * randomness, not a secret's). */
+static void blind_for(fr_t out[2], uint64_t seed, int proof, int partition)
+{
+    uint64_t z = seed ^ ((uint64_t)(unsigned)proof << 32 | (unsigned)partition) * 0x9e3779b97f4a7c15ull;
+    for (int k = 0; k < 2; k++) {
+        uint64_t limbs[4];
+        for (int i = 0; i < 4; i++) {
+            uint64_t v = (z += 0x9e3779b97f4a7c15ull);
+            v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
+            v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
+            limbs[i] = v ^ (v >> 31);
+        }
+        limbs[3] >>= 2;
+        fr_from_limbs(&out[k], limbs);
+    }
 }
 
 /* ---- planted faults ------------------------------------------------------ */
@@ -266,9 +308,13 @@ static void *synth_main(void *arg)
     const struct pipeline_faults *f = &p->cfg.faults;
     for (;;) {
         pthread_mutex_lock(&p->lock);
-        while (!p->synth_q.head && !p->closing && !p->stopping)
+        int admit = 0;
+        while (!p->stopping && !(p->closing && !p->synth_q.head) &&
+               !(p->synth_q.head && (admit = budget_admit_locked(p, p->synth_q.head)) != 0))
             pthread_cond_wait(&p->cond, &p->lock);
-        if (p->stopping || (p->closing && !p->synth_q.head)) {
+        if (admit < 0)
+            fail_locked(p, admit); /* one partition alone exceeds the budget */
+        if (admit <= 0) {
             pthread_mutex_unlock(&p->lock);
             break;
         }
@@ -298,7 +344,7 @@ static void *synth_main(void *arg)
             pthread_mutex_lock(&p->lock);
             p->n_synth--;
             fail_locked(p, rc);
-            drop_part_locked(p);
+            drop_part_locked(p, x);
             pthread_mutex_unlock(&p->lock);
             free_part(x);
             break;
@@ -312,11 +358,12 @@ static void *synth_main(void *arg)
         pthread_mutex_lock(&p->lock);
         p->n_synth--;
         p->n_blocked++;
+        budget_move_locked(p, x, MEM_BUDGET_HELD);
         while (!f->pileup && p->prove_q.cap && p->prove_q.n >= p->prove_q.cap && !p->stopping)
             pthread_cond_wait(&p->cond, &p->lock);
         p->n_blocked--;
         if (p->stopping) {
-            drop_part_locked(p);
+            drop_part_locked(p, x);
             /* the finish workers wait for n_synth, n_blocked and n_prove
              * to reach 0 once stopping: without this wake-up the last synth
              * worker's exit went unseen and an interrupted batch hung in
@@ -352,6 +399,7 @@ static void *prove_main(void *arg)
             break;
         }
         p->n_prove++;
+        budget_move_locked(p, x, MEM_BUDGET_PROVE);
         pthread_cond_broadcast(&p->cond); /* a queue slot is free */
         pthread_mutex_unlock(&p->lock);
 
@@ -366,6 +414,11 @@ static void *prove_main(void *arg)
         o.split = p->cfg.split;
         o.backend = p->env.backend;
         o.gpu_lane = wa->index; /* worker i: lane i, on device i % devices */
+        o.free_at_last_use = p->cfg.free_at_last_use;
+        if (p->cfg.blind_seeded) {
+            blind_for(x->blind, p->cfg.blind_seed, x->proof, x->partition);
+            o.blind = x->blind;
+        }
         /* lives in x until prove_finish, which joins the thread of msm_b2 */
         x->tag = (struct stage_tag){p, x->proof, x->partition, {0}};
         snprintf(x->tag.worker, sizeof x->tag.worker, "%s", name);
@@ -374,25 +427,30 @@ static void *prove_main(void *arg)
             o.stage_ctx = &x->tag;
         }
         const circuit_t *circ = p->env.circ;
+        /* the public inputs first: with aux freed at its last use the
+         * prove owns the witness */
+        struct proof_state *ps = &p->proofs[x->proof];
+        memcpy(&ps->inputs[(size_t)x->partition * p->n_inputs], &x->w[1], p->n_inputs * sizeof(fr_t));
+        bool w_handed = !circ->prove && (o.free_at_last_use & (1u << MEM_KIND_AUX));
         int rc = circ->prove ? circ->prove(circ, &x->proof_out, x->w, &o) /* its own keys, monolithic */
                              : groth16_prove_start_abc(&x->pending, p->env.pk, p->env.shape, x->w, &x->abc, &o);
-        if (rc == 0) {
-            struct proof_state *ps = &p->proofs[x->proof];
-            memcpy(&ps->inputs[(size_t)x->partition * p->n_inputs], &x->w[1], p->n_inputs * sizeof(fr_t));
+        if (w_handed)
+            x->w = NULL; /* freed by the prove at its last use */
+        else if (rc == 0)
             release_witness(p, x);
-        }
         double t1 = t_ms(p);
         pthread_mutex_lock(&p->lock);
         p->n_prove--;
         if (rc < 0) {
             fail_locked(p, rc);
-            drop_part_locked(p);
+            drop_part_locked(p, x);
             pthread_mutex_unlock(&p->lock);
             free_part(x);
             break;
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "prove", name, t0, t1);
         p->n_finish++;
+        budget_move_locked(p, x, MEM_BUDGET_FINISH);
         q_push(&p->finish_q, x);
         pthread_cond_broadcast(&p->cond);
         pthread_mutex_unlock(&p->lock);
@@ -467,15 +525,23 @@ static void *finish_main(void *arg)
             pthread_mutex_lock(&p->lock);
             p->n_finish--;
             fail_locked(p, rc);
-            drop_part_locked(p);
+            drop_part_locked(p, x);
             pthread_mutex_unlock(&p->lock);
             free_part(x);
             continue; /* keep finishing the others: their threads must be joined */
         }
         run_files_stage(p->env.rf, x->proof, x->partition, "finish", name, t0, t1);
+        uint8_t enc[GROTH16_PROOF_BYTES];
+        groth16_proof_write(enc, &x->proof_out);
+        run_files_partition_proof(p->env.rf, x->proof, x->partition, p->cfg.partitions, enc, sizeof enc);
         pthread_mutex_lock(&p->lock);
         p->n_finish--;
         p->parts_done++;
+        if (x->budgeted) {
+            mem_budget_done_locked(p->env.budget, x->proof, x->partition, /* dropped= */ false, &x->reserved);
+            x->budgeted = false;
+            pthread_cond_broadcast(&p->cond); /* room for the next admission */
+        }
         ps->proofs[x->partition] = x->proof_out;
         bool last = ++ps->parts_done == p->cfg.partitions;
         bool stopping = p->stopping;
@@ -544,6 +610,7 @@ void pipeline_occupancy(void *ctx, uint64_t occ[SAMPLER_OCC_COUNT])
     occ[SAMPLER_N_FINISH] = p->n_finish;
     occ[SAMPLER_PARTITIONS_ADMITTED] = p->parts_admitted;
     occ[SAMPLER_PARTITIONS_DONE] = p->parts_done;
+    occ[SAMPLER_RESERVED_BYTES] = p->env.budget ? mem_budget_reserved_locked(p->env.budget) : 0;
     pthread_mutex_unlock(&p->lock);
     occ[SAMPLER_N_DEALLOC] = dealloc_pending();
     occ[SAMPLER_PROOFS_DONE] = atomic_load(&p->proofs_done);
@@ -688,7 +755,7 @@ int pipeline_run(pipeline_t *p, struct pipeline_result *out)
         while ((x = q_pop(qs[k]))) {
             if (qs[k] == &p->finish_q)
                 p->n_finish--;
-            drop_part_locked(p);
+            drop_part_locked(p, x);
             x->next = dropped;
             dropped = x;
         }

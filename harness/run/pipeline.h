@@ -14,6 +14,9 @@
  *     buffers as `dealloc` says), and when a proof's last partition is done,
  *     batch-verify it and write its row.
  *
+ * With a memory budget (mem_budget.h) a synthesis worker takes the next
+ * partition only when the budget admits it, so pw is a ceiling.
+ *
  * Every stage writes its row to stages.csv; occupancy counters feed the
  * sampler. Faults can be planted (struct pipeline_faults) to check that the
  * diagnosis names them.
@@ -25,12 +28,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "harness/run/mem_budget.h"
 #include "harness/run/run_clock.h"
 #include "harness/run/run_files.h"
 #include "harness/run/sampler.h"
 #include "prover/circuit/circuit.h"
 #include "prover/groth16.h"
 
+/* When jemalloc is asked to purge its dirty pages (--purge-after, --trim). */
 enum pipeline_trim { TRIM_NONE, TRIM_PARTITION, TRIM_PROOF };
 
 /* Planted faults (zkbench batch --inject). */
@@ -50,6 +55,13 @@ struct pipeline_config {
     enum dealloc_mode dealloc;
     enum pipeline_trim trim;
     uint64_t seed;
+    /* kinds freed at their last use, a bit (1u << mem_kind) each
+     * (--free-at-last-use; GROTH16_FREE_AT_LAST_USE names the ones that can) */
+    unsigned free_at_last_use;
+    /* --blind-seed: each partition's blinding r, s drawn from blind_seed,
+     * its proof and partition, so two runs' proofs compare byte for byte */
+    bool blind_seeded;
+    uint64_t blind_seed;
     struct pipeline_faults faults;
 };
 
@@ -68,6 +80,7 @@ struct pipeline_env {
     const groth16_pvk_t *pvk;
     const backend_t *backend; /* NULL: CPU */
     run_files_t *rf;
+    mem_budget_t *budget;     /* --mem-budget: admission by memory (borrowed); NULL: by pw alone */
     double t0;                        /* run start, run_clock_now() */
     atomic_int *stop_flag;        /* set by SIGINT/SIGTERM */
     /* progress: called by the coordinator about every 200 ms */

@@ -41,6 +41,7 @@ struct run_files {
     FILE *samples; /* written by the sampler */
     struct csv_out buffers, stages, proofs;
     pthread_mutex_t rows_lock; /* stages, proofs */
+    int proofs_bin;            /* proofs.bin: each partition's proof at its place */
 
     pthread_mutex_t err_lock;
     int err; /* the run's first write error */
@@ -71,7 +72,7 @@ struct run_files {
 
 /* The files a run writes (and sweep's tables): what makes a folder hold a run. */
 static const char *const run_names[] = {
-    "run.json", "samples.csv", "buffers.csv", "stages.csv", "proofs.csv",
+    "run.json", "samples.csv", "buffers.csv", "stages.csv", "proofs.csv", "proofs.bin",
     "procs.csv", "marks.csv", "sites.csv", /* watch's */
     "sweep.csv", "sweep.md", "sweep-model.csv", "sweep-sites.csv", "verdict.json", NULL,
 };
@@ -430,7 +431,7 @@ int run_files_open(run_files_t **ret, const char *dir, double t0, char *err, siz
         snprintf(err, cap, "out of memory");
         return -ENOMEM;
     }
-    rf->buffers.fd = rf->stages.fd = rf->proofs.fd = -1;
+    rf->buffers.fd = rf->stages.fd = rf->proofs.fd = rf->proofs_bin = -1;
     if (strlen(dir) >= sizeof rf->dir) {
         free(rf);
         snprintf(err, cap, "output folder name too long");
@@ -462,6 +463,12 @@ int run_files_open(run_files_t **ret, const char *dir, double t0, char *err, siz
         (rc = csv_open(rf, &rf->proofs, "proofs.csv", "proof,t_submit_ms,t_start_ms,t_done_ms,wall_ms,verified\n",
                        err, cap)) < 0)
         goto fail;
+    snprintf(path, sizeof path, "%s/proofs.bin", dir);
+    if ((rf->proofs_bin = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+        rc = -errno;
+        snprintf(err, cap, "cannot write %s: %s", path, strerror(-rc));
+        goto fail;
+    }
     rf->cap_table = 1024;
     rf->table = calloc(rf->cap_table, sizeof *rf->table);
     rf->cap_rows = 64 * 1024;
@@ -647,6 +654,16 @@ void run_files_drain(run_files_t *rf)
     pthread_mutex_unlock(&rf->ev_lock);
 }
 
+void run_files_partition_proof(run_files_t *rf, int proof, int partition, unsigned partitions,
+                               const uint8_t *bytes, size_t len)
+{
+    if (!rf || rf->proofs_bin < 0)
+        return;
+    off_t at = ((off_t)proof * partitions + partition) * (off_t)len;
+    if (pwrite(rf->proofs_bin, bytes, len, at) != (ssize_t)len)
+        run_files_fail(rf, "proofs.bin", errno ? -errno : -ENOSPC);
+}
+
 void run_files_stage(run_files_t *rf, int proof, int partition, const char *stage, const char *worker,
                      double t_start_ms, double t_end_ms)
 {
@@ -760,6 +777,8 @@ int run_files_close(run_files_t *rf)
     for (int i = 0; i < 3; i++)
         if (files[i]->fd >= 0 && close(files[i]->fd) != 0)
             run_files_fail(rf, files[i]->name, -errno);
+    if (rf->proofs_bin >= 0 && close(rf->proofs_bin) != 0)
+        run_files_fail(rf, "proofs.bin", -errno);
     int rc = rf->err;
     pthread_mutex_destroy(&rf->rows_lock);
     pthread_mutex_destroy(&rf->ev_lock);

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "prover/mem.h"
@@ -75,6 +76,13 @@ void run_files_drain(run_files_t *rf);
 
 void run_files_stage(run_files_t *rf, int proof, int partition, const char *stage, const char *worker,
                      double t_start_ms, double t_end_ms);
+/* A partition's proof into proofs.bin: `len` bytes (bellperson's
+ * compressed encoding, GROTH16_PROOF_BYTES) at (proof * partitions +
+ * partition) * len, so the proofs of a run lie in order whatever order
+ * they completed in (a run stopped early leaves zeros where a partition
+ * was not proved). */
+void run_files_partition_proof(run_files_t *rf, int proof, int partition, unsigned partitions,
+                               const uint8_t *bytes, size_t len);
 /* verified: 1, 0, or -1 (not verified: empty field). */
 void run_files_proof(run_files_t *rf, int proof, double t_submit_ms, double t_start_ms, double t_done_ms,
                      int verified);

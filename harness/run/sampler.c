@@ -340,6 +340,7 @@ const char *sampler_occ_name(enum sampler_occ i)
     static const char *const names[SAMPLER_OCC_COUNT] = {
         "q_synth",         "n_synth",         "n_blocked",       "q_gpu",       "n_gpu",
         "n_finish",        "n_dealloc",       "partitions_admitted", "partitions_done", "proofs_done",
+        "reserved_bytes",
     };
     return (unsigned)i < SAMPLER_OCC_COUNT ? names[i] : NULL;
 }

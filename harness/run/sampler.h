@@ -34,6 +34,7 @@ enum sampler_occ {
     SAMPLER_PARTITIONS_ADMITTED, /* admitted, less those dropped by a failure or interruption */
     SAMPLER_PARTITIONS_DONE,
     SAMPLER_PROOFS_DONE,
+    SAMPLER_RESERVED_BYTES, /* bytes reserved by admission by memory (--mem-budget; 0 without) */
     SAMPLER_OCC_COUNT
 };
 

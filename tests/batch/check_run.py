@@ -3,6 +3,8 @@
 
   check_run.py RUN_DIR [--complete] [--killed] [--overlap]
 
+- reserved_bytes stays within run.json's mem_budget (budget less baseline),
+  0 without one;
 - every CSV has the documented header and whole rows (a run killed with
   SIGKILL may end in the middle of nothing: rows are written whole);
 - sample times increase; occupancy counters are non-negative integers;
@@ -37,7 +39,7 @@ SAMPLES = (["t_ms", "rss", "rss_anon", "rss_file", "hwm", "je_allocated", "je_ac
             "je_mapped", "je_retained", "je_metadata", "je_dirty", "je_muzzy", "gpu_used"]
            + ["live_" + k for k in KINDS]
            + ["q_synth", "n_synth", "n_blocked", "q_gpu", "n_gpu", "n_finish", "n_dealloc",
-              "partitions_admitted", "partitions_done", "proofs_done", "tick_us"])
+              "partitions_admitted", "partitions_done", "proofs_done", "reserved_bytes", "tick_us"])
 STATES = ["q_synth", "n_synth", "n_blocked", "q_gpu", "n_gpu", "n_finish"]
 HEADERS = {
     "samples.csv": SAMPLES,
@@ -200,6 +202,16 @@ def main():
         if held != int(s["partitions_admitted"]) - int(s["partitions_done"]):
             problem(f"sample at {s['t_ms']}: states sum to {held}, admitted - done is "
                     f"{int(s['partitions_admitted']) - int(s['partitions_done'])}")
+            break
+
+    # --mem-budget: what is reserved never exceeds the budget above the
+    # baseline, and nothing is reserved without a budget
+    with open(f"{run}/run.json") as f:
+        mb = json.load(f).get("mem_budget")
+    room = mb["budget_bytes"] - mb["baseline_bytes"] if mb else 0
+    for s in samples:
+        if int(s["reserved_bytes"]) > room:
+            problem(f"sample at {s['t_ms']}: reserved_bytes {s['reserved_bytes']} above the budget's room {room}")
             break
 
     # tracked bytes per sample vs buffers alive at that time; a killed run
