@@ -23,6 +23,10 @@ struct mem_budget {
     unsigned in_flight;        /* admitted, not done */
     unsigned learned;          /* partitions of this run measured so far */
     uint64_t admissions, refusals;
+    /* partitions admitted alone although the model learned here said one
+     * does not fit: those it was learned from ran alone within the budget
+     * (learn_rss_max, the highest RSS while one of them was in flight) */
+    uint64_t alone, learn_rss_max;
 
     /* the partition being learned, under learn_lock (sink, sampler, moves) */
     pthread_mutex_t learn_lock;
@@ -113,11 +117,23 @@ int mem_budget_admit_locked(mem_budget_t *b, int proof, int partition, uint64_t 
     }
     uint64_t need = mem_budget_model_need(&b->model, MEM_BUDGET_SYNTH);
     if (b->reserved + need > room(b)) {
-        if (b->in_flight == 0) {
-            b->refusals++;
-            return -E2BIG; /* it would wait for ever */
+        if (b->in_flight)
+            return 0;
+        if (b->learned >= MEM_BUDGET_LEARN && b->learn_rss_max > 0 && b->learn_rss_max <= b->budget) {
+            /* the model learned from this run's first partitions says one
+             * does not fit, yet each of those ran alone with RSS within the
+             * budget: the measurement wins over the model (which takes the
+             * largest state bytes and untracked share of different
+             * partitions together), and the partition is admitted alone,
+             * holding all the room, as they were */
+            b->in_flight++;
+            b->admissions++;
+            b->alone++;
+            reserve(b, reserved, room(b));
+            return 1;
         }
-        return 0;
+        b->refusals++;
+        return -E2BIG; /* it would wait for ever */
     }
     b->in_flight++;
     b->admissions++;
@@ -160,6 +176,8 @@ static void learn_fold(struct mem_budget *b)
             b->model.untracked_share = k;
     }
     b->model.partitions++;
+    if (b->l_rss_peak > b->learn_rss_max)
+        b->learn_rss_max = b->l_rss_peak;
 }
 
 void mem_budget_done_locked(mem_budget_t *b, int proof, int partition, bool dropped, uint64_t *reserved)
@@ -251,9 +269,9 @@ json_t *mem_budget_json(mem_budget_t *b)
     json_t *model = json_pack("{s:s, s:b, s:i, s:o, s:f, s:o}", "source", m.source, "ready", ready, "partitions",
                               (int)m.partitions, "bytes_per_partition", states, "untracked_share", m.untracked_share,
                               "baseline_rss", m.baseline > 0 ? json_integer((json_int_t)m.baseline) : json_null());
-    return json_pack("{s:I, s:I, s:s, s:o, s:o, s:I, s:I, s:I}", "budget_bytes", (json_int_t)b->budget,
+    return json_pack("{s:I, s:I, s:s, s:o, s:o, s:I, s:I, s:I, s:I}", "budget_bytes", (json_int_t)b->budget,
                      "baseline_bytes", (json_int_t)b->baseline, "baseline_from",
                      b->baseline_from_model ? "model" : "rss at start", "model", model, "need_bytes", need,
                      "reserved_peak_bytes", (json_int_t)b->reserved_peak, "admissions", (json_int_t)b->admissions,
-                     "refusals", (json_int_t)b->refusals);
+                     "refusals", (json_int_t)b->refusals, "admitted_alone", (json_int_t)b->alone);
 }
