@@ -70,7 +70,15 @@
 #define MSM_SEG 8             /* buckets per segment of the window reduction */
 #define MSM_GROUP 8           /* points per thread in the group sums */
 #define MSM_HOST_SUMS 16      /* sums per window left to the host */
-#define MSM_ONES_THREADS 1024 /* threads summing the points of scalars 1 */
+/* Threads summing the points of scalars 1, and the partial sums left for
+ * the host. A porep witness is mostly bits: at 2^24 half its scalars are 1,
+ * and 1024 threads made 8192 additions each, one after the other: 297 ms
+ * of buckets where random scalars took 208 (H200, 2026-12-03,
+ * results/h200/msm-witness.md). */
+#define MSM_ONES_THREADS 32768
+#define MSM_ONES_HOST 64
+static_assert(MSM_ONES_THREADS == MSM_ONES_HOST * MSM_GROUP * MSM_GROUP * MSM_GROUP,
+              "the ones' group sums end at MSM_ONES_HOST");
 #define MSM_CHUNK ((size_t)1 << 20) /* scalars per staging copy (32 MiB) */
 #define MSM_BASE_PIECE ((size_t)32 << 20) /* bytes of host bases per staging copy */
 #define MSM_MAX_ITEMS 0x7fffffffu /* pairs one pass may sort (cub's int count) */
@@ -313,7 +321,7 @@ static int msm_scratch(struct msm_ws *ws, const struct msm_plan *pl, size_t *dev
     /* what step 5 takes to the host: at most MSM_HOST_SUMS sums a window and
      * the ones' partial sums */
     MSM_NEED(fin, KERNELS_MEM_PINNED,
-             ((size_t)pl->nw * MSM_HOST_SUMS + MSM_ONES_THREADS / MSM_GROUP) * sizeof(xyzz_t));
+             ((size_t)pl->nw * MSM_HOST_SUMS + MSM_ONES_HOST) * sizeof(xyzz_t));
     if (pl->density) {
         MSM_NEED(dens, KERNELS_MEM_MSM, pl->words * sizeof(uint64_t));
         MSM_NEED(pref, KERNELS_MEM_MSM, pl->words * sizeof(uint32_t));
@@ -492,12 +500,18 @@ static int msm_reduce(struct msm_ws *ws, const struct msm_plan *pl, dev_jac_t<F>
     uint32_t nseg = pl->nseg;
     CUDA_TRY(cudaEventRecord(ws->ev_r[MSM_R_START], ws->s0));
     {
-        /* ones: 1024 partial sums -> 128, the rest on the host */
-        const uint32_t ones_left = MSM_ONES_THREADS / MSM_GROUP;
-        msm_group_sum_kernel<F><<<blocks_for(ones_left, 128), 128, 0, ws->s0>>>(
-            (const xyzz_t *)ws->ones[0].p, (xyzz_t *)ws->ones[1].p, ones_left, MSM_GROUP);
-        if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
-            return rc;
+        /* ones: MSM_ONES_THREADS partial sums, MSM_GROUP at a time, down
+         * to MSM_ONES_HOST for the host (ones[0] and ones[1] in turn) */
+        uint32_t ones_left = MSM_ONES_THREADS;
+        int ones_cur = 0;
+        while (ones_left > MSM_ONES_HOST) {
+            ones_left /= MSM_GROUP;
+            msm_group_sum_kernel<F><<<blocks_for(ones_left, 128), 128, 0, ws->s0>>>(
+                (const xyzz_t *)ws->ones[ones_cur].p, (xyzz_t *)ws->ones[ones_cur ^ 1].p, ones_left, MSM_GROUP);
+            if ((rc = CUDA_CHECK_LAUNCH("msm_group_sum_kernel")) < 0)
+                return rc;
+            ones_cur ^= 1;
+        }
         int seg = (int)((1u << (c - 1)) / nseg);
         msm_segment_kernel<F><<<blocks_for((size_t)nw * nseg, 128), 128, 0, ws->s0>>>(
             (const xyzz_t *)ws->buck.p, (xyzz_t *)ws->seg[0].p, c, nw, seg);
@@ -518,7 +532,7 @@ static int msm_reduce(struct msm_ws *ws, const struct msm_plan *pl, dev_jac_t<F>
         CUDA_TRY(cudaEventRecord(ws->ev_r[MSM_R_GROUPS], ws->s0));
         size_t left = (size_t)nw * m;
         CUDA_TRY(cudaMemcpyAsync(ws->fin.p, ws->seg[cur].p, left * sizeof(xyzz_t), cudaMemcpyDeviceToHost, ws->s0));
-        CUDA_TRY(cudaMemcpyAsync((xyzz_t *)ws->fin.p + left, ws->ones[1].p, ones_left * sizeof(xyzz_t),
+        CUDA_TRY(cudaMemcpyAsync((xyzz_t *)ws->fin.p + left, ws->ones[ones_cur].p, ones_left * sizeof(xyzz_t),
                                  cudaMemcpyDeviceToHost, ws->s0));
         CUDA_TRY(cudaEventRecord(ws->ev_r[MSM_R_END], ws->s0));
         CUDA_TRY(cudaStreamSynchronize(ws->s0));
