@@ -153,8 +153,9 @@ struct groth16_prove_opts {
     unsigned free_at_last_use;
 };
 
-/* The kinds free_at_last_use can name: what the prove holds past a last use. */
-#define GROTH16_FREE_AT_LAST_USE ((1u << MEM_KIND_AUX) | (1u << MEM_KIND_PENDING))
+/* The kinds free_at_last_use can name: what the prove holds past a last use
+ * (mem.h names them, so that analyze's what-if knows them too). */
+#define GROTH16_FREE_AT_LAST_USE MEM_KINDS_FREEABLE_AT_LAST_USE
 
 /* Defaults: all cores, split, synchronous release, tags -1. */
 void groth16_prove_opts_default(struct groth16_prove_opts *o);

@@ -100,6 +100,10 @@ uint64_t mem_live_snapshot(uint64_t live[MEM_KIND_COUNT]);
 uint64_t mem_live_bytes(enum mem_kind kind);
 /* Totals since start: allocations and frees (any kind). */
 void mem_counts(uint64_t *allocs, uint64_t *frees);
+/* The kinds the Groth16 prove can free at their last use instead of later
+ * (groth16_prove_opts.free_at_last_use, zkbench batch --free-at-last-use):
+ * the witness and the b_g2 scalars. A mask of 1 << kind. */
+#define MEM_KINDS_FREEABLE_AT_LAST_USE ((1u << MEM_KIND_AUX) | (1u << MEM_KIND_PENDING))
 /* "params", "circuit", ..., "gpu_msm"; NULL for an unknown kind. */
 const char *mem_kind_name(enum mem_kind kind);
 /* Nanoseconds on the clock mem events use. */

@@ -164,6 +164,9 @@ typedef struct {
     /* what the capacity model says in one line (a batch run): the largest
      * pw that fits, that any pw fits, or why no number can be given */
     char capacity_line[640];
+    /* the what-if that buys the most pw (analyze_whatif.h), when the
+     * verdict is capacity; "" otherwise */
+    char whatif_line[480];
     json_t *json; /* the whole analysis (verdict, evidence, every section); owned */
 } analyze_result_t;
 
@@ -181,10 +184,11 @@ int analyze_run_open(analyze_run_t **run, analyze_result_t *ret, const char *dir
  * watch, sweep, report; docs/diagnosis.md, "One verdict"): "status" when
  * the run did not complete, "verdict" with the headline, "" with the
  * reason, "decide" when inconclusive, "sampling" when a watch run's tick
- * is too coarse for its cycle, "capacity" for a batch run. The
+ * is too coarse for its cycle, "capacity" for a batch run, "what-if"
+ * with the change that buys the most pw when the verdict is capacity. The
  * lines borrow r's strings; a command lays out the key as it likes.
  * Returns the number of lines. */
-#define ANALYZE_LINES_MAX 6
+#define ANALYZE_LINES_MAX 8
 typedef struct {
     const char *key, *text;
 } analyze_line_t;

@@ -15,6 +15,7 @@
 #include "harness/diagnose/analyze_rules.h"
 #include "harness/diagnose/analyze_run.h"
 #include "harness/diagnose/analyze_watch.h"
+#include "harness/diagnose/analyze_whatif.h"
 #include "harness/run/proc_stat.h"
 #include "harness/diagnose/capacity.h"
 
@@ -151,8 +152,13 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
             snprintf(R->headline, sizeof R->headline, "%s: %s", analyze_verdict_name(R->verdict),
                      verdict_gloss(R->verdict));
     }
-    if (!R->watch)
+    if (!R->watch) {
         engine_capacity_line(R);
+        if ((rc = analyze_whatif(R, run)) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return rc;
+        }
+    }
     /* the words into the JSON too, so that a reader of run.json sees them */
     json_object_set_new(R->json, "verdict", json_string(analyze_verdict_name(R->verdict)));
     json_object_set_new(R->json, "headline", json_string(R->headline));
@@ -163,6 +169,7 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
     json_object_set_new(R->json, "live", json_boolean(R->live));
     json_object_set_new(R->json, "sampling_line", R->sampling_line[0] ? json_string(R->sampling_line) : json_null());
     json_object_set_new(R->json, "capacity_line", R->capacity_line[0] ? json_string(R->capacity_line) : json_null());
+    json_object_set_new(R->json, "what_if_line", R->whatif_line[0] ? json_string(R->whatif_line) : json_null());
     return 0;
 }
 
@@ -179,6 +186,8 @@ size_t analyze_verdict_lines(analyze_line_t lines[ANALYZE_LINES_MAX], const anal
         lines[n++] = (analyze_line_t){"sampling", r->sampling_line};
     if (r->capacity_line[0])
         lines[n++] = (analyze_line_t){"capacity", r->capacity_line};
+    if (r->whatif_line[0])
+        lines[n++] = (analyze_line_t){"what-if", r->whatif_line};
     return n;
 }
 void analyze_result_clear(analyze_result_t *r)

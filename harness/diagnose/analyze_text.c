@@ -13,6 +13,7 @@
 #include "harness/diagnose/analyze.h"
 #include "harness/diagnose/analyze_json.h"
 #include "harness/diagnose/analyze_text.h"
+#include "harness/diagnose/analyze_whatif.h"
 #include "harness/diagnose/capacity.h"
 
 static const char *fb(char *buf, double v)
@@ -261,6 +262,7 @@ static void text_batch(FILE *f, const char *dir, const analyze_result_t *r)
                         : json_is_true(json_object_get(val, "bound")) ? "  (no more memory: in-flight bound)" : "");
         }
     }
+    analyze_whatif_text(f, r);
     if (isfinite(r->s_per_proof))
         fprintf(f, "timing       %.3f s per proof\n", r->s_per_proof);
     const json_t *busy = json_object_get(J, "prove_busy");

@@ -75,11 +75,14 @@ static double peak_in(const struct buf *bufs, size_t k, double a, double b)
     return best;
 }
 
-/* Host buffers tagged with a partition, sorted by partition. */
-static int load_bufs(struct buf **ret, size_t *n, const run_csv_t *bc, long parts)
+/* Host buffers tagged with a partition, sorted by partition; a buffer of
+ * kind early_kind (NULL: none) taken as freed at its last use, where it
+ * has one (what-if: the kind freed there). */
+static int load_bufs(struct buf **ret, size_t *n, const run_csv_t *bc, long parts, const char *early_kind)
 {
     int ck = run_csv_col(bc, "proof"), cp = run_csv_col(bc, "partition"), cb = run_csv_col(bc, "bytes"),
-        ca = run_csv_col(bc, "t_alloc_ms"), cf = run_csv_col(bc, "t_free_ms"), cd = run_csv_col(bc, "device");
+        ca = run_csv_col(bc, "t_alloc_ms"), cf = run_csv_col(bc, "t_free_ms"), cd = run_csv_col(bc, "device"),
+        cu = run_csv_col(bc, "t_last_use_ms"), cn = run_csv_col(bc, "kind");
     struct buf *b = malloc((bc->nrows + 1) * sizeof *b);
     if (!b)
         return -ENOMEM;
@@ -89,6 +92,11 @@ static int load_bufs(struct buf **ret, size_t *n, const run_csv_t *bc, long part
         if (!(proof >= 0) || !(part >= 0) || strcmp(run_csv_text(bc, i, cd), "host") != 0)
             continue;
         double tf = run_csv_num(bc, i, cf);
+        if (early_kind && cu >= 0 && cn >= 0 && strcmp(run_csv_text(bc, i, cn), early_kind) == 0) {
+            double tu = run_csv_num(bc, i, cu);
+            if (isfinite(tu) && !(tu >= tf))
+                tf = tu;
+        }
         b[k++] = (struct buf){(long)proof * parts + (long)part, run_csv_num(bc, i, cb), run_csv_num(bc, i, ca),
                               isfinite(tf) ? tf : INFINITY};
     }
@@ -472,7 +480,7 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
     struct stage_times *st = NULL;
     size_t nb = 0, ns = 0;
     int rc;
-    if ((rc = load_bufs(&b, &nb, buffers, parts)) < 0 || (rc = load_stages(&st, &ns, stages, parts)) < 0) {
+    if ((rc = load_bufs(&b, &nb, buffers, parts, NULL)) < 0 || (rc = load_stages(&st, &ns, stages, parts)) < 0) {
         free(b);
         free(st);
         return rc;
@@ -619,4 +627,24 @@ json_t *capacity_json(const capacity_model_t *m, int pw_max, double limit)
         json_object_set_new(j, "bound_by", json_null());
     }
     return j;
+}
+
+int capacity_state_bytes_freed_at_last_use(double out[CAPACITY_NSTATES], const capacity_model_t *m,
+                                            const run_csv_t *buffers, const run_csv_t *stages, const char *kind)
+{
+    capacity_model_t scratch;
+    memset(&scratch, 0, sizeof scratch);
+    long parts = m->partitions > 0 ? m->partitions : 1024;
+    struct buf *b = NULL;
+    struct stage_times *st = NULL;
+    size_t nb = 0, ns = 0;
+    int rc;
+    if ((rc = load_bufs(&b, &nb, buffers, parts, kind)) == 0 && (rc = load_stages(&st, &ns, stages, parts)) == 0)
+        measure_states(&scratch, b, nb, st, ns);
+    free(b);
+    free(st);
+    if (rc < 0)
+        return rc;
+    memcpy(out, scratch.state_bytes, sizeof scratch.state_bytes);
+    return 0;
 }

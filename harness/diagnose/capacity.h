@@ -103,6 +103,12 @@ void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int p
  * the bound, and largest_pw when >= 0; or why no number can be given. */
 void capacity_fits_text(char *out, size_t cap, const capacity_model_t *m, int largest_pw);
 
+/* What-if: the bytes a partition holds per state (as capacity_fit measures
+ * them for m) had every buffer of kind `kind` been freed at its last use
+ * (buffers.csv t_last_use_ms; one without stays as it was). 0 or -ENOMEM. */
+int capacity_state_bytes_freed_at_last_use(double out[CAPACITY_NSTATES], const capacity_model_t *m,
+                                            const run_csv_t *buffers, const run_csv_t *stages, const char *kind);
+
 /* The model as JSON: state bytes, the fit, predicted[] for pw 1..pw_max
  * (extended past the saturation pw and the largest that fits, up to 64),
  * max_pw for limit (NAN: no limit) and bound_by. New reference. */
