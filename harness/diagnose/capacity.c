@@ -403,7 +403,7 @@ void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
     double half = 2 * m->untracked_sd * scale;
     /* the synthesis workers that hold a partition at once allocate from
      * their own arenas (capacity_retention.h) */
-    out->retention = capacity_retention_at(&m->retention, (int)fit_slots, (int)slots);
+    out->retention = capacity_retention_at(&m->retention, (int)fit_slots, (int)slots, (int)(slots + queued));
     out->peak = m->baseline + (1 + m->rest_share) * tracked + out->retention;
     out->low = out->peak - half;
     out->high = out->peak + half;
@@ -456,15 +456,16 @@ void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int p
                  m->gpu_workers == 1 ? "" : "s", m->finishing);
     else {
         /* the freed pages one more worker's arena keeps, as the model has it */
-        capacity_point_t c1, c2;
+        capacity_point_t c1, c2, most;
         capacity_predict(&c1, m, m->pw);
         capacity_predict(&c2, m, m->pw + 1);
+        capacity_predict(&most, m, 4096);
         double part = (1 + m->rest_share) * fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD]);
         char kept[160] = "";
         if (c2.retention > c1.retention)
             snprintf(kept, sizeof kept, ", and %s of freed pages its arena keeps (%s in all at most)",
                      analyze_fmt_bytes((char[32]){0}, 32, c2.retention - c1.retention),
-                     analyze_fmt_bytes((char[32]){0}, 32, capacity_retention_at(&m->retention, 1, 1 << 20)));
+                     analyze_fmt_bytes((char[32]){0}, 32, most.retention));
         if (m->rest_share < 0)
             snprintf(out, cap, "each synthesis worker (pw) adds %s (the partition it holds, less the %.0f%% of it "
                      "the run found in baseline memory%s)",
@@ -545,7 +546,7 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
 {
     memset(m, 0, sizeof *m);
     capacity_retention_settings(&m->retention, allocator);
-    m->retention.freed_in_decay = m->retention.in_flight = INFINITY;
+    m->retention.freed_in_decay = INFINITY;
     m->pw = cfg_int(config, "pw", -1);
     m->gpu_workers = cfg_int(config, "gpu_workers", 1);
     /* gpu_workers is per device: --gpus gives the devices */
@@ -603,8 +604,8 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
         return 0;
     }
     if (m->concurrency > 0 && m->partitions > 0)
-        m->retention.in_flight = (double)m->concurrency * m->partitions *
-                                 fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD]);
+        m->retention.in_flight = m->concurrency * m->partitions;
+    m->retention.partition_bytes = fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD]);
     capacity_model_t bare = *m;
     bare.rest_share = 0;
     bare.untracked_sd = 0;
