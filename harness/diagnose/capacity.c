@@ -403,7 +403,8 @@ void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
     double half = 2 * m->untracked_sd * scale;
     /* the synthesis workers that hold a partition at once allocate from
      * their own arenas (capacity_retention.h) */
-    out->retention = capacity_retention_at(&m->retention, (int)fit_slots, (int)slots, (int)(slots + queued));
+    out->retention = capacity_retention_at(&m->retention, (int)fit_slots, (int)slots,
+                                           (int)(slots + queued + proving + m->finishing), (int)(slots + queued));
     out->peak = m->baseline + (1 + m->rest_share) * tracked + out->retention;
     out->low = out->peak - half;
     out->high = out->peak + half;
@@ -603,8 +604,6 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
                  "tracked buffers (need 5; lower --sample-ms or run longer)", m->fit_samples);
         return 0;
     }
-    if (m->concurrency > 0 && m->partitions > 0)
-        m->retention.in_flight = m->concurrency * m->partitions;
     m->retention.partition_bytes = fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD]);
     capacity_model_t bare = *m;
     bare.rest_share = 0;

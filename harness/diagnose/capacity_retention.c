@@ -78,7 +78,7 @@ static double arenas_of(const capacity_retention_t *r, int w)
     return r->arenas_max > 0 && w > r->arenas_max ? r->arenas_max : (w > 0 ? w : 1);
 }
 
-double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int workers, int waiting)
+double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int workers, int held, int waiting)
 {
     if (!r->measured)
         return 0;
@@ -88,13 +88,13 @@ double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int
     double per = r->per_arena ? r->arena : r->bytes / a_fit;
     double R = r->bytes + (a - a_fit) * per;
     if (a > a_fit) {
-        /* each synthesis arena holds, live and kept, at most its share of
-         * the partitions in flight (it reuses its own freed pages); the
-         * partitions waiting at the peak are live in them, not kept; the
-         * other arenas keep what they kept at the fit */
-        if (r->in_flight > 0 && isfinite(r->partition_bytes)) {
+        /* each synthesis arena holds, live and kept, at most its turn's
+         * share of the partitions held at the peak (it reuses its own
+         * freed pages); the partitions waiting are live in them, not
+         * kept; the other arenas keep what they kept at the fit */
+        if (r->partition_bytes > 0 && isfinite(r->partition_bytes) && held > 0) {
             double other = fmax(0, r->bytes - a_fit * per);
-            double share = ceil((double)r->in_flight / a);
+            double share = ceil((double)held / a);
             double footprint = a * share * r->partition_bytes;
             R = fmin(R, fmax(r->bytes, other + footprint - (waiting > 0 ? waiting : 0) * r->partition_bytes));
         }
@@ -117,12 +117,11 @@ static json_t *jms(double v)
 
 json_t *capacity_retention_json(const capacity_retention_t *r, int workers_fit)
 {
-    return json_pack("{s:b, s:b, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "measured", r->measured,
+    return json_pack("{s:b, s:b, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "measured", r->measured,
                      "per_arena_measured", r->per_arena, "bytes_at_fit", jbytes(r->bytes), "per_arena",
                      jbytes(r->per_arena ? r->arena : r->bytes / arenas_of(r, workers_fit)), "arenas_at_fit",
                      r->arenas, "narenas", r->arenas_max > 0 ? json_integer(r->arenas_max) : json_null(),
                      "dirty_decay_ms", jms(r->dirty_decay_ms), "muzzy_decay_ms", jms(r->muzzy_decay_ms),
-                     "freed_in_decay", jbytes(r->freed_in_decay), "in_flight_partitions", r->in_flight > 0 ? json_integer(r->in_flight) : json_null(),
-                     "partition_bytes", jbytes(r->partition_bytes),
+                     "freed_in_decay", jbytes(r->freed_in_decay), "partition_bytes", jbytes(r->partition_bytes),
                      "synthesis_arenas_at_fit", json_real(arenas_of(r, workers_fit)));
 }

@@ -5,16 +5,17 @@
  * another pw by the arenas that synthesis threads allocate partitions from:
  *
  *   R(pw) = min(R_fit + (a(pw) - a(pw_fit)) * r,
- *               R_fit - a(pw_fit) * r + a * ceil(P / a) * F - waiting(pw) * F,
+ *               R_fit - a(pw_fit) * r + a * ceil(L(pw) / a) * F - waiting(pw) * F,
  *               freed in one decay period * a(pw) / a(pw_fit))
  *
  * a(w) = min(w, opt.narenas): the arenas w synthesis workers allocate their
  * partitions from; r, the most one arena keeps near the peak: one synthesis
  * worker's arena. The footprint bound: an arena reuses its own freed pages,
  * so what it holds (live and kept) is the most of its partitions live at
- * once; of the P partitions in flight (concurrency x partitions) a worker
- * holds at most ceil(P / a), each of F bytes (what synthesis allocates for
- * one), and the waiting(pw) partitions the model has synthesizing or
+ * once; workers take partitions in turn, so of the L(pw) partitions the
+ * pipeline holds at the peak (the model's occupancy, all states) one
+ * arena's are at most ceil(L / a), each of F bytes (what synthesis
+ * allocates for one), and the waiting(pw) partitions synthesizing or
  * waiting at the peak are live, not kept. The decay bound: pages freed more
  * than one decay period ago are returned, and freeing grows at most with
  * the workers. Neither bound takes R below R_fit; a decay of 0 returns
@@ -37,8 +38,7 @@ typedef struct {
     double dirty_decay_ms; /* -1: never; NAN: unknown */
     double muzzy_decay_ms;
     double freed_in_decay; /* the most partition bytes freed within one decay period (INFINITY: unknown) */
-    int in_flight;         /* P: concurrency x partitions (0: unknown, no footprint bound) */
-    double partition_bytes; /* F: the bytes synthesis allocates for one partition */
+    double partition_bytes; /* F: the bytes synthesis allocates for one partition (0: no footprint bound) */
 } capacity_retention_t;
 
 /* The retention near the peak from the fit samples' values: dirty + muzzy
@@ -57,10 +57,10 @@ void capacity_retention_settings(capacity_retention_t *r, const json_t *allocato
  * (never decays). */
 double capacity_retention_window(const double *t, const double *bytes, size_t n, double window_ms);
 
-/* R at `workers` synthesis workers, fitted at `workers_fit`, with `waiting`
- * partitions live in synthesis arenas at the peak (synthesizing, blocked
- * or queued). */
-double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int workers, int waiting);
+/* R at `workers` synthesis workers, fitted at `workers_fit`, with `held`
+ * partitions live at the peak in all states, `waiting` of them
+ * synthesizing, blocked or queued. */
+double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int workers, int held, int waiting);
 
 /* The parts as JSON (capacity.model.retention). New reference. */
 json_t *capacity_retention_json(const capacity_retention_t *r, int workers_fit);

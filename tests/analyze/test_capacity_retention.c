@@ -52,65 +52,72 @@ static void test_measure(void)
     CHECK(ret[0] == 10 * MIB, "the caller's values are left alone");
     CHECK(capacity_retention_measure(&r, NULL, NULL, NULL, 10) == 0 && !r.measured && r.bytes == 0,
           "no je_dirty column: nothing measured");
-    CHECK(capacity_retention_at(&r, 1, 4, 5) == 0, "not measured: R = 0");
+    CHECK(capacity_retention_at(&r, 1, 4, 7, 5) == 0, "not measured: R = 0");
 }
 
 /* The porep 2^16 run of results/capacity-cpu.md in round numbers: 9 MiB
  * kept near the peak at pw 1, 8 of them by the synthesis worker's arena,
- * 8 arenas, 8 partitions of 8 MiB in flight, 10 s decay. Waiting at the
- * peak (the model's occupancy with a queue of 1): pw + 1 partitions. */
+ * 8 arenas, partitions of 8 MiB, 10 s decay. At the peak (the model's
+ * occupancy: a queue of 1, 1 proving, 1 finishing) pw + 3 partitions are
+ * held, pw + 1 of them waiting. */
 static capacity_retention_t fitted(void)
 {
     capacity_retention_t r = {.measured = true, .per_arena = true, .bytes = 9 * MIB, .arena = 8 * MIB,
                               .arenas = 3, .arenas_max = 8, .dirty_decay_ms = 10000, .muzzy_decay_ms = 0,
-                              .freed_in_decay = 200 * MIB, .in_flight = 8, .partition_bytes = 8 * MIB};
+                              .freed_in_decay = 200 * MIB, .partition_bytes = 8 * MIB};
     return r;
 }
 
 static void test_at(void)
 {
     capacity_retention_t r = fitted();
-    CHECK(capacity_retention_at(&r, 1, 1, 2) == 9 * MIB, "at the fit: what was measured");
-    CHECK(capacity_retention_at(&r, 1, 2, 3) == 17 * MIB, "pw 2: one more arena, 9 + 8 = 17 MiB: %g",
-          capacity_retention_at(&r, 1, 2, 3) / MIB);
-    CHECK(capacity_retention_at(&r, 1, 3, 4) == 25 * MIB, "pw 3: 9 + 2 x 8, below 1 + 3 x 3 x 8 - 4 x 8: %g",
-          capacity_retention_at(&r, 1, 3, 4) / MIB);
-    /* pw 4: 9 + 3 x 8 = 33, but 4 arenas hold 2 of the 8 partitions each
-     * (64 MiB), 5 of them live: 24 kept, and the other arenas' 1: 25 */
-    CHECK(capacity_retention_at(&r, 1, 4, 5) == 25 * MIB, "pw 4: footprint bound 25 MiB: %g",
-          capacity_retention_at(&r, 1, 4, 5) / MIB);
-    r.in_flight = 0;
-    CHECK(capacity_retention_at(&r, 1, 16, 17) == (9 + 7 * 8) * MIB, "pw 16: 8 arenas at most: %g",
-          capacity_retention_at(&r, 1, 16, 17) / MIB);
-    r.freed_in_decay = 8 * MIB; /* 8 MiB freed per decay period: 16 with 2 workers */
-    CHECK(capacity_retention_at(&r, 1, 2, 3) == 16 * MIB, "decay bound at pw 2: %g",
-          capacity_retention_at(&r, 1, 2, 3) / MIB);
-    r.freed_in_decay = 4 * MIB; /* below what was measured: never less than the fit's own */
-    CHECK(capacity_retention_at(&r, 1, 2, 3) == 9 * MIB, "decay bound below the fit: %g",
-          capacity_retention_at(&r, 1, 2, 3) / MIB);
+    CHECK(capacity_retention_at(&r, 1, 1, 4, 2) == 9 * MIB, "at the fit: what was measured");
+    /* pw 2: 9 + 8 = 17, below 1 + 2 arenas x ceil(5 / 2) x 8 - 3 x 8 = 25 */
+    CHECK(capacity_retention_at(&r, 1, 2, 5, 3) == 17 * MIB, "pw 2: one more arena, 9 + 8 = 17 MiB: %g",
+          capacity_retention_at(&r, 1, 2, 5, 3) / MIB);
+    /* pw 3: 9 + 2 x 8 = 25, but 3 arenas hold 2 of the 6 partitions each
+     * (48 MiB), 4 of them waiting: 16 kept, and the other arenas' 1: 17 */
+    CHECK(capacity_retention_at(&r, 1, 3, 6, 4) == 17 * MIB, "pw 3: footprint bound 17 MiB: %g",
+          capacity_retention_at(&r, 1, 3, 6, 4) / MIB);
+    /* pw 4: 9 + 3 x 8 = 33; 4 arenas x 2 x 8 = 64, 40 waiting: 1 + 24 */
+    CHECK(capacity_retention_at(&r, 1, 4, 7, 5) == 25 * MIB, "pw 4: footprint bound 25 MiB: %g",
+          capacity_retention_at(&r, 1, 4, 7, 5) / MIB);
+    r.partition_bytes = 0; /* unknown: no footprint bound */
+    CHECK(capacity_retention_at(&r, 1, 16, 19, 17) == (9 + 7 * 8) * MIB, "pw 16: 8 arenas at most: %g",
+          capacity_retention_at(&r, 1, 16, 19, 17) / MIB);
     r = fitted();
-    CHECK(capacity_retention_at(&r, 1, 6, 7) == 41 * MIB, "pw 6: 9 + 5 x 8 = 49, bound 1 + 6 x 2 x 8 - 7 x 8 = 41: %g",
-          capacity_retention_at(&r, 1, 6, 7) / MIB);
+    r.freed_in_decay = 8 * MIB; /* 8 MiB freed per decay period: 16 with 2 workers */
+    CHECK(capacity_retention_at(&r, 1, 2, 5, 3) == 16 * MIB, "decay bound at pw 2: %g",
+          capacity_retention_at(&r, 1, 2, 5, 3) / MIB);
+    r.freed_in_decay = 4 * MIB; /* below what was measured: never less than the fit's own */
+    CHECK(capacity_retention_at(&r, 1, 2, 5, 3) == 9 * MIB, "decay bound below the fit: %g",
+          capacity_retention_at(&r, 1, 2, 5, 3) / MIB);
+    r = fitted();
+    /* 5 workers, 8 held (the in-flight bound), 6 waiting: 9 + 4 x 8 = 41,
+     * bound 1 + 5 x 2 x 8 - 6 x 8 = 33 */
+    CHECK(capacity_retention_at(&r, 1, 5, 8, 6) == 33 * MIB, "pw 5: %g", capacity_retention_at(&r, 1, 5, 8, 6) / MIB);
     r.partition_bytes = 2 * MIB; /* small partitions: the bound never goes below R_fit */
-    CHECK(capacity_retention_at(&r, 1, 4, 5) == 9 * MIB, "small partitions: %g", capacity_retention_at(&r, 1, 4, 5) / MIB);
+    CHECK(capacity_retention_at(&r, 1, 4, 7, 5) == 9 * MIB, "small partitions: %g",
+          capacity_retention_at(&r, 1, 4, 7, 5) / MIB);
     r = fitted();
     r.dirty_decay_ms = 0;
-    CHECK(capacity_retention_at(&r, 1, 4, 5) == 9 * MIB, "decay 0: nothing accumulates");
+    CHECK(capacity_retention_at(&r, 1, 4, 7, 5) == 9 * MIB, "decay 0: nothing accumulates");
     r = fitted();
     r.per_arena = false; /* no per-arena column: all of it in the one synthesis arena */
-    CHECK(capacity_retention_at(&r, 1, 2, 3) == 18 * MIB, "without per-arena: 2 x 9: %g",
-          capacity_retention_at(&r, 1, 2, 3) / MIB);
-    CHECK(capacity_retention_at(&r, 1, 4, 5) == 24 * MIB, "without per-arena, footprint bound 0 + 64 - 40: %g",
-          capacity_retention_at(&r, 1, 4, 5) / MIB);
+    CHECK(capacity_retention_at(&r, 1, 2, 5, 3) == 18 * MIB, "without per-arena: 2 x 9: %g",
+          capacity_retention_at(&r, 1, 2, 5, 3) / MIB);
+    CHECK(capacity_retention_at(&r, 1, 4, 7, 5) == 24 * MIB, "without per-arena, footprint bound 0 + 64 - 40: %g",
+          capacity_retention_at(&r, 1, 4, 7, 5) / MIB);
     r = fitted();
     r.arenas_max = 2;
-    CHECK(capacity_retention_at(&r, 1, 4, 5) == 17 * MIB, "2 arenas: pw 4 shares them");
+    CHECK(capacity_retention_at(&r, 1, 4, 7, 5) == 17 * MIB, "2 arenas: pw 4 shares them");
     r = fitted();
     r.bytes = 25 * MIB; /* fitted at pw 4: fewer workers keep less, never below 0 */
-    CHECK(capacity_retention_at(&r, 4, 3, 4) == 17 * MIB && capacity_retention_at(&r, 4, 1, 2) == 1 * MIB,
-          "below the fit: %g, %g", capacity_retention_at(&r, 4, 3, 4) / MIB, capacity_retention_at(&r, 4, 1, 2) / MIB);
+    CHECK(capacity_retention_at(&r, 4, 3, 6, 4) == 17 * MIB && capacity_retention_at(&r, 4, 1, 4, 2) == 1 * MIB,
+          "below the fit: %g, %g", capacity_retention_at(&r, 4, 3, 6, 4) / MIB,
+          capacity_retention_at(&r, 4, 1, 4, 2) / MIB);
     r.bytes = 20 * MIB;
-    CHECK(capacity_retention_at(&r, 4, 1, 2) == 0, "never below 0");
+    CHECK(capacity_retention_at(&r, 4, 1, 4, 2) == 0, "never below 0");
 }
 
 static void test_predict(void)
@@ -136,8 +143,8 @@ static void test_predict(void)
     CHECK(fabs(c.peak - 98.25 * MIB) < 1 && c.retention == 17 * MIB, "pw 2 peak %g MiB, retention %g",
           c.peak / MIB, c.retention / MIB);
     /* pw 6: 5 slots at most (8 in flight - 1 finishing - 1 proving - 1
-     * queued), 6 waiting; 9 + 4 x 8 = 41 kept, but 5 arenas hold 2
-     * partitions each (80 MiB), 48 of them live: 1 + 32 = 33 */
+     * queued), 8 held, 6 waiting; 9 + 4 x 8 = 41 kept, but 5 arenas hold
+     * 2 partitions each (80 MiB), 48 of them waiting: 1 + 32 = 33 */
     capacity_predict(&c, &m, 6);
     CHECK(c.bound && c.retention == 33 * MIB, "pw 6: bound %d, retention %g", c.bound, c.retention / MIB);
     capacity_point_t c5;
