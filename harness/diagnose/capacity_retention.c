@@ -1,4 +1,6 @@
-/* Allocator retention in the capacity model; see capacity_retention.h. */
+/* Allocator retention in the capacity model: the rule is in
+ * capacity_retention.h, the per-arena measurements behind its footprint
+ * bound in docs/diagnosis.md ("Capacity and other pw values"). */
 #include "harness/diagnose/capacity_retention.h"
 
 #include <errno.h>
