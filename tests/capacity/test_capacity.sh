@@ -102,7 +102,7 @@ python3 "$check_run" "$tmp/sweep/verify-pw-2" --killed || fail "pw 2 (killed): f
 v=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["verdict"], j["capacity"]["ram_from"])' "$tmp/killed.json")
 [ "$v" = "capacity run.json mem_limit" ] && ok "analyze of the killed run: $v" || fail "analyze of the killed run: '$v'"
 grep -q ',oom-killed$' "$tmp/sweep/sweep.csv" && [ -s "$tmp/sweep/sweep.png" ] && [ -s "$tmp/sweep/sweep-model.csv" ] \
-  || fail "sweep table/plot: $(cat "$tmp/sweep/sweep.csv")"
+  || fail "sweep table/plot: $(cat "$tmp/sweep/sweep.csv"); $(grep -i 'plot' "$tmp/sweep.log")"
 ls /sys/fs/cgroup/memory 2>/dev/null | grep -q "^zkbench-$$-" && fail "a cgroup was left behind"
 
 if [ $fails -gt 0 ]; then
