@@ -81,15 +81,15 @@ fi
 # the pipeline is bound from pw 2 on and a line through pw 1..3 overshoots
 # pw 5 by 10%); jemalloc's decay at 0, because under the defaults the freed
 # pages the workers' arenas keep vary from run to run by more than a pw
-# step (0.6 MiB a point here, results/capacity-cpu.md), which a line through
-# three points carries 2.3-fold to pw 5. The model under the defaults is
-# measured by tests/capacity and scripts/bench-capacity.sh.
+# step (0.6 MiB a point here), which a line through the points carries
+# 1.6-fold to pw 5 (four points; three: 2.4-fold). The model under the
+# defaults is measured by tests/capacity and scripts/bench-capacity.sh.
 circ=(--circuit porep:constraints=2^12 --partitions 4 --backend cpu --threads 1 --count 2 --concurrency 2)
 "$zk" batch --circuit porep:constraints=2^12 --partitions 1 --count 1 --backend cpu --threads 1 --out "$tmp/setup" \
   >"$tmp/setup.out" 2>&1 || fail "parameters for the foreign sweep: $(tail -3 "$tmp/setup.out")"
 MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0 "$zk" sweep --pw 1,2,3 "${circ[@]}" --out "$tmp/native" \
   >"$tmp/native.out" 2>&1 || fail "native sweep: $(tail -3 "$tmp/native.out")"
-MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0 "$zk" sweep --pw 1,2,3 --sample-ms 20 --out "$tmp/foreign" -- "$zk" batch \
+MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0 "$zk" sweep --pw 1,2,3,4 --sample-ms 20 --out "$tmp/foreign" -- "$zk" batch \
   "${circ[@]}" --pw {pw} --no-analyze --out "$tmp/foreign-batch-{pw}" >"$tmp/foreign.out" 2>&1 \
   || fail "foreign sweep of zkbench batch: $(tail -3 "$tmp/foreign.out")"
 python3 - "$tmp/native" "$tmp/foreign" <<'PY' || fail "foreign and native models disagree"
