@@ -10,14 +10,16 @@ import os
 import subprocess
 import sys
 
-# load -> stats -> model and capacity -> rules (batch, watch) -> engine -> text
+# load -> stats -> model and capacity -> capacity's words -> rules (batch,
+# watch) -> engine -> text
 FLOORS = {
     "analyze_names": 0,
-    "analyze_stats": 1, "analyze_load": 1, "analyze_sites": 1,
+    "analyze_stats": 1, "analyze_load": 1, "analyze_sites": 1, "capacity_retention": 1,
     "capacity": 2, "analyze_model": 2, "analyze_busy": 2,
-    "analyze_rules": 3, "analyze_watch": 3,
-    "analyze_engine": 4,
-    "analyze_text": 5,
+    "capacity_report": 3,
+    "analyze_rules": 4, "analyze_watch": 4,
+    "analyze_engine": 5,
+    "analyze_text": 6,
 }
 
 
