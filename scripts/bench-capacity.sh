@@ -5,12 +5,12 @@
 # Once with jemalloc's decay at 0 (freed pages returned at once) and once
 # with jemalloc's defaults (10 s decay: freed pages stay as je_dirty).
 # Prints one markdown table (results/capacity-cpu.md holds the last one).
-#   bash scripts/bench-capacity.sh [OUT_DIR] [SIZES]   (default 15,16)
+#   bash scripts/bench-capacity.sh [OUT_DIR] [SIZES]   (default 15,16; ZKBENCH: the binary, default build/harness/zkbench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/zkbench-bench-capacity}
 sizes=${2:-15,16}
-zk=build/harness/zkbench
+zk=${ZKBENCH:-build/harness/zkbench}
 export ZKBENCH_PARAMS_DIR=${ZKBENCH_PARAMS_DIR:-$out/params}
 mkdir -p "$out"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u +%F); commit $(git rev-parse --short=12 HEAD)"

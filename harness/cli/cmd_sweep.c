@@ -469,7 +469,7 @@ int cmd_sweep(int argc, char **argv)
         return cli_error(1, "sweep: cannot write the capacity table in %s: %s", dir, strerror(errno));
     }
     if (limit && max_pw >= 0) {
-        char bound[400];
+        char bound[480];
         capacity_bound_text(bound, sizeof bound, &model.capacity, 4096);
         char b1[32];
         printf("sweep: largest pw that fits %s (%s) with a %.0f%% margin: %d; %s\n",

@@ -490,7 +490,8 @@ static void rules_capacity(rules_t *c)
     }
     /* the model: exact bytes per partition and state, the untracked rest fitted */
     if (capacity_fit(&R->capacity, sc, run->buffers.nrows ? &run->buffers : NULL,
-                     run->stages.nrows ? &run->stages : NULL, cfg, R->baseline_rss) < 0) {
+                     run->stages.nrows ? &run->stages : NULL, cfg, json_object_get(run->run_json, "allocator"),
+                     R->baseline_rss) < 0) {
         R->capacity.ok = false;
         snprintf(R->capacity.why, sizeof R->capacity.why, "out of memory while fitting the model");
     }

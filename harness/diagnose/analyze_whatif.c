@@ -42,25 +42,6 @@ static void fill(struct entry *e, const capacity_model_t *m, const analyze_resul
     e->largest = isfinite(R->limit_rss) ? largest_pw(m, R->limit_rss, pmax, &e->largest_any) : -1;
 }
 
-/* Freed pages jemalloc kept at the run's highest RSS sample (je_dirty +
- * je_muzzy), or NAN where the columns are absent. */
-static double retention_at_peak(const analyze_run_t *run)
-{
-    const run_csv_t *sc = &run->samples;
-    int cr = run_csv_col(sc, "rss"), cd = run_csv_col(sc, "je_dirty"), cm = run_csv_col(sc, "je_muzzy");
-    if (cr < 0 || cd < 0 || cm < 0)
-        return NAN;
-    double best = -1, kept = NAN;
-    for (size_t i = 0; i < sc->nrows; i++) {
-        double r = run_csv_num(sc, i, cr);
-        if (isfinite(r) && r > best) {
-            best = r;
-            kept = run_csv_num(sc, i, cd) + run_csv_num(sc, i, cm);
-        }
-    }
-    return kept;
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
     const struct entry *x = a, *y = b;
@@ -163,24 +144,17 @@ int analyze_whatif(analyze_result_t *R, const analyze_run_t *run)
         if (x->saved > 0)
             n++;
     }
-    /* allocator retention purged */
-    double kept = retention_at_peak(run);
-    if (isfinite(kept) && kept > 0 && m->tracked_run > 0 && n < WHATIF_MAX) {
-        /* the pages kept at this run's peak, out at every pw: how much more
-         * a larger pw would keep is not measured here, and scaling it with
-         * the partitions (as the untracked share is) promised a pw more
-         * than a decay-0 run's own model gave (4 against 3 at 2^15); and no
-         * more than the model's untracked part near the peak, which holds
-         * them: one sample's je_dirty can exceed it (30 MiB against 15 at
-         * 2^15), and a baseline lowered by that much fitted any pw */
-        if (kept > m->untracked)
-            kept = m->untracked > 0 ? m->untracked : 0;
+    /* allocator retention purged: the model's retention term (the freed
+     * pages the synthesis arenas keep, capacity_retention.h) at zero, the
+     * rest of the untracked part as it was */
+    double kept = m->retention.measured ? m->retention.bytes : NAN;
+    if (isfinite(kept) && kept > 0 && n < WHATIF_MAX) {
         capacity_model_t w = *m;
-        w.baseline = m->baseline - kept;
+        w.retention.measured = false;
         struct entry *x = &e[n];
         memset(x, 0, sizeof *x);
         snprintf(x->type, sizeof x->type, "purge");
-        snprintf(x->change, sizeof x->change, "allocator retention purged (%.1f MiB of freed pages)",
+        snprintf(x->change, sizeof x->change, "allocator retention purged (%.1f MiB of freed pages at this pw)",
                  kept / (1 << 20));
         /* decay 0 returns every freed page at once; a purge after each
          * partition returns only what the finished ones freed, and the peak

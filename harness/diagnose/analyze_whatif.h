@@ -8,8 +8,9 @@
  *   - each occupancy bound one step lower: the prover queue's depth, the
  *     prover workers, the finishing slots, the proofs in flight;
  *   - on the GPU backend, the b_g2 scalars (pending) kept on the device;
- *   - allocator retention purged: the freed pages jemalloc keeps (made by
- *     jemalloc's decay 0; --purge-after partition returns less at a peak).
+ *   - allocator retention purged: the capacity model's retention term at
+ *     zero (made by jemalloc's decay 0; --purge-after partition returns
+ *     less at a peak).
  * Each entry names the switch that makes it (`--free-at-last-use aux`,
  * `--concurrency 1`, MALLOC_CONF's decay 0), or says it is a model result
  * only. The model holds bytes, not times: the change in s/proof cannot be

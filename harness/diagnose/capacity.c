@@ -1,4 +1,5 @@
-/* The capacity model; see capacity.h and docs/diagnosis.md. */
+/* The capacity model: fitting and prediction (capacity.h, docs/diagnosis.md);
+ * its words and JSON are capacity_report.c. */
 #define _GNU_SOURCE
 #include "harness/diagnose/capacity.h"
 
@@ -255,15 +256,41 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Column c of row i, or NAN without the column. */
+static double col_num(const run_csv_t *sc, size_t i, int c)
+{
+    return c >= 0 ? run_csv_num(sc, i, c) : NAN;
+}
+
+/* The 90th percentile of v[0..k) (k > 0), sorting v, and the spread. */
+static double p90_sd(double *v, size_t k, double *sd)
+{
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < k; i++)
+        mean += v[i] / (double)k;
+    for (size_t i = 0; i < k; i++)
+        var += (v[i] - mean) * (v[i] - mean) / (double)(k > 1 ? k - 1 : 1);
+    if (sd)
+        *sd = sqrt(var);
+    qsort(v, k, sizeof *v, cmp_dbl);
+    return v[(size_t)floor(0.9 * (double)(k - 1))];
+}
+
 /* The residual RSS - B - (partition bytes live) at the samples where the
- * partition bytes are within 10% of their largest value. */
+ * partition bytes are within 10% of their largest value, the retention
+ * (je_dirty + je_muzzy) at the same samples, and the rest: the residual
+ * less the retention. */
 static int fit_untracked(capacity_model_t *m, const run_csv_t *sc, const struct buf *b, size_t nb)
 {
     size_t n = sc->nrows;
-    int ct = run_csv_col(sc, "t_ms"), crss = run_csv_col(sc, "rss"), cfin = run_csv_col(sc, "n_finish");
-    double *t = malloc((n + 1) * sizeof *t), *p = malloc((n + 1) * sizeof *p), *y = malloc((n + 1) * sizeof *y);
+    int ct = run_csv_col(sc, "t_ms"), crss = run_csv_col(sc, "rss"), cfin = run_csv_col(sc, "n_finish"),
+        cdirty = run_csv_col(sc, "je_dirty"), cmuzzy = run_csv_col(sc, "je_muzzy"),
+        carena = run_csv_col(sc, "je_arena_freed_max"), ccount = run_csv_col(sc, "je_arenas_freed");
+    double *t = malloc((n + 1) * sizeof *t), *p = malloc((n + 1) * sizeof *p), *y = malloc((n + 1) * sizeof *y),
+           *ret = malloc((n + 1) * sizeof *ret), *arena = malloc((n + 1) * sizeof *arena),
+           *count = malloc((n + 1) * sizeof *count), *rest = malloc((n + 1) * sizeof *rest);
     int rc = -ENOMEM;
-    if (!t || !p || !y)
+    if (!t || !p || !y || !ret || !arena || !count || !rest)
         goto done;
     for (size_t i = 0; i < n; i++) {
         t[i] = run_csv_num(sc, i, ct);
@@ -276,41 +303,98 @@ static int fit_untracked(capacity_model_t *m, const run_csv_t *sc, const struct 
     for (size_t i = 0; i < n; i++)
         pmax = fmax(pmax, p[i]);
     m->tracked_peak = pmax;
+    /* the retention only where every sample has it (a watch, or files from
+     * before the columns, have none: R = 0 and the rest is the residual) */
+    bool has_ret = cdirty >= 0, has_arena = carena >= 0, has_count = ccount >= 0;
     size_t k = 0;
-    for (size_t i = 0; i < n && pmax > 0; i++)
-        if (p[i] >= 0.9 * pmax)
-            y[k++] = run_csv_num(sc, i, crss) - m->baseline - p[i];
+    for (size_t i = 0; i < n && pmax > 0; i++) {
+        if (p[i] < 0.9 * pmax)
+            continue;
+        y[k] = run_csv_num(sc, i, crss) - m->baseline - p[i];
+        double muzzy = col_num(sc, i, cmuzzy);
+        ret[k] = col_num(sc, i, cdirty) + (isfinite(muzzy) ? muzzy : 0);
+        arena[k] = col_num(sc, i, carena);
+        count[k] = col_num(sc, i, ccount);
+        has_ret = has_ret && isfinite(ret[k]);
+        has_arena = has_arena && isfinite(arena[k]);
+        has_count = has_count && isfinite(count[k]);
+        k++;
+    }
     m->fit_samples = k;
     if (k == 0)
         goto done;
-    qsort(y, k, sizeof *y, cmp_dbl);
-    m->untracked = y[(size_t)floor(0.9 * (double)(k - 1))];
-    double mean = 0, var = 0;
     for (size_t i = 0; i < k; i++)
-        mean += y[i] / (double)k;
-    for (size_t i = 0; i < k; i++)
-        var += (y[i] - mean) * (y[i] - mean) / (double)(k > 1 ? k - 1 : 1);
-    m->untracked_sd = sqrt(var);
+        rest[i] = y[i] - (has_ret ? ret[i] : 0);
+    if ((rc = capacity_retention_measure(&m->retention, has_ret ? ret : NULL, has_arena ? arena : NULL,
+                                         has_count ? count : NULL, k)) < 0)
+        goto done;
+    m->untracked = p90_sd(y, k, &m->untracked_sd);
+    m->rest = p90_sd(rest, k, NULL);
 done:
     free(t);
     free(p);
     free(y);
+    free(ret);
+    free(arena);
+    free(count);
+    free(rest);
     return rc;
 }
 
+/* The most partition bytes freed within one period the allocator keeps
+ * freed pages for (dirty then muzzy decay; -1: never returned, the whole
+ * run; unknown: no bound). */
+static int freed_in_decay(capacity_model_t *m, const struct buf *b, size_t nb)
+{
+    const capacity_retention_t *r = &m->retention;
+    m->retention.freed_in_decay = INFINITY;
+    if (!isfinite(r->dirty_decay_ms) || !isfinite(r->muzzy_decay_ms))
+        return 0;
+    struct event *ev = malloc((nb + 1) * sizeof *ev);
+    double *t = malloc((nb + 1) * sizeof *t), *bytes = malloc((nb + 1) * sizeof *bytes);
+    if (!ev || !t || !bytes) {
+        free(ev);
+        free(t);
+        free(bytes);
+        return -ENOMEM;
+    }
+    size_t ne = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (isfinite(b[i].t_free))
+            ev[ne++] = (struct event){b[i].t_free, b[i].bytes};
+    qsort(ev, ne, sizeof *ev, cmp_event);
+    for (size_t i = 0; i < ne; i++)
+        t[i] = ev[i].t, bytes[i] = ev[i].delta;
+    bool never = r->dirty_decay_ms < 0 || r->muzzy_decay_ms < 0;
+    m->retention.freed_in_decay =
+        capacity_retention_window(t, bytes, ne, never ? -1 : r->dirty_decay_ms + r->muzzy_decay_ms);
+    free(ev);
+    free(t);
+    free(bytes);
+    return 0;
+}
+
 /* ---- prediction ---- */
+
+/* Partitions proving, queued, and the synthesis slots pw fills, within the
+ * partitions the proofs in flight hold. */
+static long occupancy(const capacity_model_t *m, int pw, long *proving, long *queued)
+{
+    long avail = m->concurrency > 0 && m->partitions > 0 ? (long)m->concurrency * m->partitions - m->finishing
+                                                          : 1L << 30;
+    if (avail < 0)
+        avail = 0;
+    *proving = m->gpu_workers < avail ? m->gpu_workers : avail;
+    *queued = m->gpu_queue < avail - *proving ? m->gpu_queue : avail - *proving;
+    return pw < avail - *proving - *queued ? pw : avail - *proving - *queued;
+}
 
 void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
 {
     memset(out, 0, sizeof *out);
     out->pw = pw;
-    long avail = m->concurrency > 0 && m->partitions > 0 ? (long)m->concurrency * m->partitions - m->finishing
-                                                          : 1L << 30;
-    if (avail < 0)
-        avail = 0;
-    long proving = m->gpu_workers < avail ? m->gpu_workers : avail;
-    long queued = m->gpu_queue < avail - proving ? m->gpu_queue : avail - proving;
-    long slots = pw < avail - proving - queued ? pw : avail - proving - queued;
+    long proving, queued, fit_proving, fit_queued;
+    long slots = occupancy(m, pw, &proving, &queued), fit_slots = occupancy(m, m->pw, &fit_proving, &fit_queued);
     out->bound = slots < pw;
     const double *F = m->state_bytes;
     /* a slot holds a partition while synthesizing and while blocked: count
@@ -326,7 +410,11 @@ void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
     /* the residual's spread, scaled with the partitions as the residual is */
     double scale = m->tracked_run > 0 ? tracked / m->tracked_run : 1;
     double half = 2 * m->untracked_sd * scale;
-    out->peak = m->baseline + (1 + m->untracked_share) * tracked;
+    /* the synthesis workers that hold a partition at once allocate from
+     * their own arenas (capacity_retention.h) */
+    out->retention = capacity_retention_at(&m->retention, (int)fit_slots, (int)slots,
+                                           (int)(slots + queued + proving + m->finishing), (int)(slots + queued));
+    out->peak = m->baseline + (1 + m->rest_share) * tracked + out->retention;
     out->low = out->peak - half;
     out->high = out->peak + half;
     if (m->load_peak > out->peak) { /* loading peaked higher than this pw works */
@@ -366,60 +454,6 @@ int capacity_saturation_pw(const capacity_model_t *m, int pw_max)
     return 0;
 }
 
-void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int pw_max)
-{
-    char b1[32];
-    int sat = capacity_saturation_pw(m, pw_max);
-    if (sat > 0)
-        snprintf(out, cap,
-                 "pw above %d adds no memory: at most %d proof%s x %d partitions are in flight, and the prover "
-                 "queue (depth %d), %d prover worker%s and %d finishing hold the rest",
-                 sat, m->concurrency, m->concurrency == 1 ? "" : "s", m->partitions, m->gpu_queue, m->gpu_workers,
-                 m->gpu_workers == 1 ? "" : "s", m->finishing);
-    else if (m->untracked_share < 0)
-        snprintf(out, cap, "each synthesis worker (pw) adds %s (the partition it holds, less the %.0f%% of it the "
-                 "run found in baseline memory)",
-                 analyze_fmt_bytes(b1, sizeof b1,
-                           (1 + m->untracked_share) *
-                               fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD])),
-                 -100 * m->untracked_share);
-    else
-        snprintf(out, cap, "each synthesis worker (pw) adds %s (the partition it holds, with %.0f%% untracked)",
-                 analyze_fmt_bytes(b1, sizeof b1,
-                           (1 + m->untracked_share) *
-                               fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD])),
-                 100 * m->untracked_share);
-}
-
-void capacity_fits_text(char *out, size_t cap, const capacity_model_t *m, int largest_pw)
-{
-    char b1[32], b2[32], b3[32], b4[32], bound[400], rest[160];
-    if (!m->ok) {
-        snprintf(out, cap, "the largest pw that fits cannot be given: %s", m->why);
-        return;
-    }
-    capacity_bound_text(bound, sizeof bound, m, 4096);
-    /* RSS below the baseline plus the partitions' bytes: the run reused
-     * memory the baseline held (freed pages, the parameter load's scratch),
-     * not a negative footprint */
-    if (m->untracked_share < 0)
-        snprintf(rest, sizeof rest, "the run reused %s of the baseline's memory (RSS stayed %.0f%% below baseline "
-                 "plus the partitions' bytes)", analyze_fmt_bytes(b4, sizeof b4, -m->untracked),
-                 -100 * m->untracked_share);
-    else
-        snprintf(rest, sizeof rest, "plus %.0f%% untracked", 100 * m->untracked_share);
-    int n = snprintf(out, cap, "a partition holds %s synthesizing, %s waiting, %s proving, %s finishing, %s; %s",
-                     analyze_fmt_bytes(b1, sizeof b1, m->state_bytes[CAPACITY_SYNTH]),
-                     analyze_fmt_bytes(b2, sizeof b2, m->state_bytes[CAPACITY_HELD]),
-                     analyze_fmt_bytes(b3, sizeof b3, m->state_bytes[CAPACITY_PROVE]),
-                     analyze_fmt_bytes((char[32]){0}, 32, m->state_bytes[CAPACITY_FINISH]), rest, bound);
-    int sat = capacity_saturation_pw(m, 4096);
-    if (n > 0 && (size_t)n < cap && largest_pw >= 0 && sat > 0 && largest_pw >= sat)
-        snprintf(out + n, cap - (size_t)n, "; so any pw fits the limit");
-    else if (n > 0 && (size_t)n < cap && largest_pw >= 0)
-        snprintf(out + n, cap - (size_t)n, "; the largest pw that fits is %d", largest_pw);
-}
-
 /* ---- fitting ---- */
 
 /* The peak while partitions were in the pipeline, and the high-water mark
@@ -452,9 +486,11 @@ static void measure_peaks(capacity_model_t *m, const run_csv_t *sc)
 }
 
 int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t *buffers, const run_csv_t *stages,
-                 const json_t *config, double baseline_rss)
+                 const json_t *config, const json_t *allocator, double baseline_rss)
 {
     memset(m, 0, sizeof *m);
+    capacity_retention_settings(&m->retention, allocator);
+    m->retention.freed_in_decay = INFINITY;
     m->pw = cfg_int(config, "pw", -1);
     m->gpu_workers = cfg_int(config, "gpu_workers", 1);
     /* gpu_workers is per device: --gpus gives the devices */
@@ -489,6 +525,8 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
     int finishing = 0;
     rc = fit_untracked(m, samples, b, nb);
     if (rc == 0)
+        rc = freed_in_decay(m, b, nb);
+    if (rc == 0)
         rc = finishing_overlap(&finishing, st, ns);
     free(b);
     free(st);
@@ -509,10 +547,12 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
                  "tracked buffers (need 5; lower --sample-ms or run longer)", m->fit_samples);
         return 0;
     }
+    m->retention.partition_bytes = fmax(m->state_bytes[CAPACITY_SYNTH], m->state_bytes[CAPACITY_HELD]);
     capacity_model_t bare = *m;
-    bare.untracked_share = 0;
+    bare.rest_share = 0;
     bare.untracked_sd = 0;
     bare.load_peak = 0;
+    bare.retention.measured = false;
     capacity_point_t c;
     capacity_predict(&c, &bare, m->pw);
     m->tracked_run = c.peak - m->baseline;
@@ -521,11 +561,19 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
         return 0;
     }
     m->untracked_share = m->untracked / m->tracked_run;
+    m->rest_share = m->rest / m->tracked_run;
     if (m->untracked_share <= -1) {
         snprintf(m->why, sizeof m->why,
                  "RSS at the peak is %s below the baseline plus the partitions' %s: the baseline held memory the "
                  "run reused, and the model does not describe this run",
                  analyze_fmt_bytes(b1, sizeof b1, -m->untracked), analyze_fmt_bytes(b2, sizeof b2, m->tracked_run));
+        return 0;
+    }
+    if (m->rest_share <= -1) {
+        snprintf(m->why, sizeof m->why,
+                 "RSS at the peak is below the baseline plus the partitions' %s plus the %s of freed pages the "
+                 "allocator kept: the baseline held memory the run reused, and the model does not describe this run",
+                 analyze_fmt_bytes(b1, sizeof b1, m->tracked_run), analyze_fmt_bytes(b2, sizeof b2, m->retention.bytes));
         return 0;
     }
     capacity_model_t no_load = *m;
@@ -556,77 +604,6 @@ int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t 
                  "the pipeline was not saturated at its peak, or the peak was brief",
                  m->pw, analyze_fmt_bytes(b1, sizeof b1, c.peak), analyze_fmt_bytes(b2, sizeof b2, measured_peak), 100 * miss);
     return 0;
-}
-
-/* ---- JSON ---- */
-
-static json_t *jb(double v)
-{
-    return isfinite(v) ? json_integer((json_int_t)llround(v)) : json_null();
-}
-
-json_t *capacity_json(const capacity_model_t *m, int pw_max, double limit)
-{
-    json_t *j = json_object(), *states = json_object(), *pred = json_array();
-    json_object_set_new(j, "ok", json_boolean(m->ok));
-    for (int s = 0; s < CAPACITY_NSTATES; s++)
-        json_object_set_new(states, capacity_state_name((enum capacity_state)s), jb(m->state_bytes[s]));
-    json_object_set_new(j, "bytes_per_partition", states);
-    json_object_set_new(j, "partitions_measured", json_integer((json_int_t)m->partitions_measured));
-    json_object_set_new(j, "untracked",
-                        json_pack("{s:o,s:o,s:f,s:o,s:I}", "bytes_at_peak", jb(m->untracked), "sd",
-                                  jb(m->untracked_sd), "share_of_tracked", m->untracked_share, "tracked_at_run",
-                                  jb(m->tracked_run), "samples", (json_int_t)m->fit_samples));
-    json_object_set_new(j, "bounds",
-                        json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "pw", m->pw, "gpu_queue", m->gpu_queue, "gpu_workers",
-                                  m->gpu_workers, "concurrency", m->concurrency, "partitions", m->partitions,
-                                  "finishing", m->finishing));
-    if (!m->ok) {
-        json_object_set_new(j, "why", json_string(m->why));
-        json_object_set_new(j, "predicted", pred);
-        json_object_set_new(j, "max_pw", json_null());
-        json_object_set_new(j, "bound_by", json_null());
-        return j;
-    }
-    if (m->warning[0])
-        json_object_set_new(j, "warning", json_string(m->warning));
-    json_object_set_new(j, "model_at_run", json_pack("{s:i,s:o,s:o}", "pw", m->pw, "predicted",
-                                                     jb(m->model_peak_at_run), "measured", jb(m->measured_peak)));
-    json_object_set_new(j, "load_peak", jb(m->load_peak));
-    int sat = capacity_saturation_pw(m, 4096), mx = isfinite(limit) ? capacity_max_pw(m, limit, 4096) : 0;
-    int last = pw_max;
-    if (sat > 0 && sat + 1 > last)
-        last = sat + 1;
-    if (mx + 1 > last)
-        last = mx + 1;
-    if (last > 64 && last > pw_max)
-        last = pw_max > 64 ? pw_max : 64; /* the list goes into run.json: keep it readable */
-    for (int w = 1; w <= last; w++) {
-        capacity_point_t c;
-        capacity_predict(&c, m, w);
-        json_t *occ = json_object();
-        for (int s = 0; s < CAPACITY_NSTATES; s++)
-            json_object_set_new(occ, capacity_state_name((enum capacity_state)s), json_integer(c.n[s]));
-        json_array_append_new(pred, json_pack("{s:i,s:o,s:o,s:o,s:o,s:b,s:b}", "pw", w, "peak_rss", jb(c.peak),
-                                              "low", jb(c.low), "high", jb(c.high), "occupancy", occ, "bound",
-                                              c.bound, "load_peak", c.load));
-    }
-    json_object_set_new(j, "predicted", pred);
-    char text[400];
-    capacity_bound_text(text, sizeof text, m, 4096);
-    json_object_set_new(j, "bound_text", json_string(text));
-    if (isfinite(limit)) {
-        capacity_point_t c;
-        capacity_predict(&c, m, mx + 1);
-        json_object_set_new(j, "limit_bytes", jb(limit));
-        json_object_set_new(j, "max_pw", json_integer(mx));
-        /* in-flight: pw mx + 1 and above fit too, but add nothing */
-        json_object_set_new(j, "bound_by", json_string(c.bound && c.peak <= limit ? "in-flight" : "memory"));
-    } else {
-        json_object_set_new(j, "max_pw", json_null());
-        json_object_set_new(j, "bound_by", json_null());
-    }
-    return j;
 }
 
 int capacity_state_bytes_freed_at_last_use(double out[CAPACITY_NSTATES], const capacity_model_t *m,

@@ -2,7 +2,7 @@
  * The capacity model of a batch run (DESIGN.md, "Capacity"; the method is
  * in docs/diagnosis.md, "Capacity and other pw values"):
  *
- *   peak(pw) = B + (1 + k) * sum over states s of N_s(pw) * F_s
+ *   peak(pw) = B + (1 + k) * sum over states s of N_s(pw) * F_s + R(pw)
  *
  * B is the baseline RSS. F_s, the bytes one partition holds in state s
  * (synthesizing, waiting, proving, finishing), comes exactly from the
@@ -11,12 +11,13 @@
  * N_s(pw) is the occupancy at the peak that the pipeline's bounds allow: pw
  * synthesis slots, the prover queue's depth, the prover workers, the
  * most partitions finishing at once, and no more partitions than the proofs in
- * flight hold. k is what RSS holds beyond the tracked partition bytes
- * (allocator overhead, freed pages not yet returned, untracked scratch), as
- * a share of them: the residual RSS - B - (partition bytes live) over the
- * samples where the partitions hold the most (their 90th percentile, with
- * the residual's spread as the interval). It scales with the partitions
- * because allocator overhead and not-yet-returned pages do.
+ * flight hold. RSS beyond the tracked partition bytes, the residual RSS - B
+ * - (partition bytes live) over the samples where the partitions hold the
+ * most (their 90th percentile, with its spread as the interval), is split
+ * in two: R, the freed pages jemalloc keeps (je_dirty + je_muzzy), which
+ * follows the arenas synthesis workers free into (capacity_retention.h),
+ * and the rest (allocator overhead, untracked scratch), k as a share of
+ * the partition bytes, which scales with them.
  *
  * Functions return 0 or a negative errno and never print; a model that
  * cannot give numbers says why in `why`.
@@ -28,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "harness/diagnose/capacity_retention.h"
 #include "harness/run/run_csv.h"
 
 /* States that hold memory, in pipeline order. */
@@ -52,7 +54,9 @@ typedef struct {
     /* the untracked remainder near the peak */
     double baseline;                       /* B: baseline RSS */
     double untracked, untracked_sd;        /* residual at the run's peak, and its spread */
-    double untracked_share;                /* k = untracked / partition bytes at the run's pw */
+    double untracked_share;                /* untracked / partition bytes at the run's pw */
+    double rest, rest_share;               /* the residual less the retention near the peak; k = its share */
+    capacity_retention_t retention;        /* R: freed pages the allocator keeps */
     double tracked_peak;                   /* largest partition bytes live at once in the run */
     double tracked_run;                    /* sum N_s(pw) F_s at the run's own pw */
     size_t fit_samples;                    /* samples near the peak the residual comes from */
@@ -66,15 +70,18 @@ typedef struct {
 } capacity_model_t;
 
 /* Fits the model from a run's files. samples, buffers and stages as loaded
- * by analyze; config is run.json's "config"; baseline_rss as analyze found
- * it. Returns 0 (m->ok tells whether numbers can be given) or -ENOMEM. */
+ * by analyze; config is run.json's "config", allocator its "allocator"
+ * (NULL: unknown settings, retention unbounded by them); baseline_rss as
+ * analyze found it. Returns 0 (m->ok tells whether numbers can be given)
+ * or -ENOMEM. */
 int capacity_fit(capacity_model_t *m, const run_csv_t *samples, const run_csv_t *buffers, const run_csv_t *stages,
-                 const json_t *config, double baseline_rss);
+                 const json_t *config, const json_t *allocator, double baseline_rss);
 
 typedef struct {
     int pw;
     int n[CAPACITY_NSTATES];   /* occupancy at the peak */
     double peak, low, high;    /* predicted peak RSS and its 95% interval */
+    double retention;          /* R(pw), in peak */
     bool bound;                /* pw no longer adds memory: in-flight proofs hold the rest back */
     bool load;                 /* the load peak (before any partition) is the peak at this pw */
 } capacity_point_t;

@@ -162,12 +162,11 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
     }
     /* ranges and the scale */
     double pw_lo = INFINITY, pw_hi = -INFINITY, dmax = 0;
-    bool has_pred = false, has_range = false;
+    bool has_pred = false, has_range = false; /* has_range: range.dat has a row */
     for (size_t i = 0; i < n; i++) {
         pw_lo = fmin(pw_lo, row[i].pw), pw_hi = fmax(pw_hi, row[i].pw);
         dmax = fmax(dmax, fmax(fin(row[i].peak), fmax(fin(row[i].pred), fin(row[i].hi))));
         has_pred = has_pred || isfinite(row[i].pred);
-        has_range = has_range || (i > 0 && row[i].pw == row[i - 1].pw && !row[i].killed && !row[i - 1].killed);
     }
     for (size_t i = 0; i < nm; i++) {
         pw_lo = fmin(pw_lo, model[i].pw), pw_hi = fmax(pw_hi, model[i].pw);
@@ -206,8 +205,10 @@ int plot_sweep_fig(plot_figs_t *F, const char *tmp, const char *sweep_csv, char 
             for (; e < n && row[e].pw == row[i].pw; e++)
                 if (!row[e].killed)
                     lo = fmin(lo, row[e].peak), hi = fmax(hi, row[e].peak);
-            if (hi > lo)
+            if (hi > lo) { /* equal peaks (a pw run again under a cap) draw no range */
                 fprintf(fr, "%.0f %.9g %.9g\n", row[i].pw, lo / u.div, hi / u.div);
+                has_range = true;
+            }
             i = e;
         }
         for (size_t i = 0; i < nm; i++) {

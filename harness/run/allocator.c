@@ -2,6 +2,7 @@
 #include "harness/run/allocator.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <jemalloc/jemalloc.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -77,4 +78,23 @@ int allocator_keep_freed(char *err, size_t errlen)
         }
     }
     return allocator_set("background_thread", &on, sizeof on, err, errlen);
+}
+
+/* The setting NAME, an unsigned (opt.narenas) or a ssize_t (the decay
+ * times), as JSON; null when jemalloc does not answer. */
+static json_t *allocator_setting(const char *name, bool is_unsigned)
+{
+    unsigned u = 0;
+    ssize_t v = 0;
+    size_t sz = is_unsigned ? sizeof u : sizeof v;
+    if (mallctl(name, is_unsigned ? (void *)&u : (void *)&v, &sz, NULL, 0) != 0)
+        return json_null();
+    return json_integer(is_unsigned ? (json_int_t)u : (json_int_t)v);
+}
+
+json_t *allocator_json(void)
+{
+    return json_pack("{s:o, s:o, s:o}", "narenas", allocator_setting("opt.narenas", /* is_unsigned= */ true),
+                     "dirty_decay_ms", allocator_setting("arenas.dirty_decay_ms", false), "muzzy_decay_ms",
+                     allocator_setting("arenas.muzzy_decay_ms", false));
 }

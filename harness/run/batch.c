@@ -336,6 +336,7 @@ int batch_run(const struct batch_opts *o_in, const char *out_dir, const memcap_t
     json_object_set_new(root, "config", batch_json_config(&o, backend, o.circuit, o.params ? o.params : ""));
     json_object_set_new(root, "machine", batch_json_machine(&si));
     json_object_set_new(root, "versions", batch_json_versions(&si));
+    json_object_set_new(root, "allocator", allocator_json()); /* after --inject no-purge's settings */
     json_object_set_new(root, "started_at", json_string(started_at));
     batch_json_set_state(root, "running", false);
     json_object_set_new(root, "writer", run_outcome_writer()); /* a reader tells a dead run from a live one */

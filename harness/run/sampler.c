@@ -64,6 +64,10 @@ struct sampler {
     bool self, je_ok;
     size_t je_mib[JE_COUNT][8], je_miblen[JE_COUNT];
     size_t epoch_mib[4], epoch_miblen;
+    /* per arena: stats.arenas.<i>.pdirty / .pmuzzy with i at index 2, and
+     * arenas.narenas (read each tick: arenas are created on demand) */
+    size_t arena_mib[2][8], arena_miblen[2], narenas_mib[4], narenas_miblen;
+    bool arenas_ok;
     size_t page;
     int gpus;
     /* a batch on the GPU: NVML opened here for gpu<d>_util (NULL: no NVML,
@@ -124,6 +128,40 @@ static void je_init(sampler_t *s)
     if (mallctl("arenas.page", &s->page, &sz, NULL, 0) != 0)
         s->page = 4096;
     s->je_ok = true;
+    static const char *const per_arena[2] = {"stats.arenas.0.pdirty", "stats.arenas.0.pmuzzy"};
+    s->narenas_miblen = 4;
+    s->arenas_ok = mallctlnametomib("arenas.narenas", s->narenas_mib, &s->narenas_miblen) == 0;
+    for (int k = 0; k < 2 && s->arenas_ok; k++) {
+        s->arena_miblen[k] = 8;
+        s->arenas_ok = mallctlnametomib(per_arena[k], s->arena_mib[k], &s->arena_miblen[k]) == 0;
+    }
+}
+
+/* The freed pages (dirty and muzzy) each arena keeps, summarized: how many
+ * arenas keep any, and the most one keeps (docs/diagnosis.md, "Capacity":
+ * the retention model scales with the arenas synthesis threads free into).
+ * After je_read's epoch refresh. */
+static void je_read_arenas(sampler_t *s, sample_t *out)
+{
+    unsigned narenas = 0;
+    size_t sz = sizeof narenas;
+    if (!s->arenas_ok || mallctlbymib(s->narenas_mib, s->narenas_miblen, &narenas, &sz, NULL, 0) != 0)
+        return;
+    for (unsigned i = 0; i < narenas; i++) {
+        size_t pages = 0;
+        for (int k = 0; k < 2; k++) {
+            size_t mib[8], v = 0;
+            memcpy(mib, s->arena_mib[k], sizeof mib);
+            mib[2] = i;
+            sz = sizeof v;
+            if (mallctlbymib(mib, s->arena_miblen[k], &v, &sz, NULL, 0) == 0)
+                pages += v; /* an arena not initialized answers EFAULT: it keeps nothing */
+        }
+        uint64_t bytes = (uint64_t)pages * s->page;
+        out->je_arenas_freed += bytes > 0;
+        if (bytes > out->je_arena_freed_max)
+            out->je_arena_freed_max = bytes;
+    }
 }
 
 static void je_read(sampler_t *s, sample_t *out)
@@ -146,6 +184,7 @@ static void je_read(sampler_t *s, sample_t *out)
     out->je_metadata = v[JE_METADATA];
     out->je_dirty = v[JE_PDIRTY] * s->page;
     out->je_muzzy = v[JE_PMUZZY] * s->page;
+    je_read_arenas(s, out);
 }
 
 /* Reads a whole /proc file through a descriptor kept open (pread from 0). */
@@ -355,7 +394,7 @@ void sampler_write_header_cfg(FILE *csv, const struct sampler_config *cfg)
 {
     bool smaps_rollup = cfg->smaps_rollup;
     fputs("t_ms,rss,rss_anon,rss_file,hwm,je_allocated,je_active,je_resident,je_mapped,je_retained,"
-          "je_metadata,je_dirty,je_muzzy,gpu_used",
+          "je_metadata,je_dirty,je_muzzy,je_arena_freed_max,je_arenas_freed,gpu_used",
           csv);
     for (unsigned i = 0; !cfg->tree && cfg->gpu && i < cfg->n_gpu_devices; i++)
         fprintf(csv, ",gpu%d_used", cfg->gpu_devices[i]);
@@ -458,9 +497,10 @@ static size_t format_row(sampler_t *s, const sample_t *x, char *line, size_t cap
     int n = snprintf(line, cap, "%.3f,%llu,%llu,%llu,%llu", x->t_ms, (unsigned long long)x->rss,
                      (unsigned long long)x->rss_anon, (unsigned long long)x->rss_file,
                      (unsigned long long)x->hwm);
-    const uint64_t je[8] = {x->je_allocated, x->je_active, x->je_resident, x->je_mapped,
-                            x->je_retained, x->je_metadata, x->je_dirty, x->je_muzzy};
-    for (int i = 0; i < 8; i++)
+    const uint64_t je[10] = {x->je_allocated, x->je_active,   x->je_resident,        x->je_mapped,
+                             x->je_retained,  x->je_metadata, x->je_dirty,           x->je_muzzy,
+                             x->je_arena_freed_max, x->je_arenas_freed};
+    for (int i = 0; i < 10; i++)
         n += s->je_ok ? snprintf(line + n, cap - n, ",%llu", (unsigned long long)je[i])
                       : snprintf(line + n, cap - n, ",");
     bool gpu_missing = (s->tree || s->gpus) && !x->gpu_ok;

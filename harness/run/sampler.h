@@ -46,6 +46,7 @@ typedef struct {
     uint64_t rss, rss_anon, rss_file, hwm;
     uint64_t je_allocated, je_active, je_resident, je_mapped, je_retained, je_metadata;
     uint64_t je_dirty, je_muzzy;
+    uint64_t je_arena_freed_max, je_arenas_freed; /* the most dirty + muzzy bytes of one arena; arenas with any */
     uint64_t gpu_used;
     uint64_t live[MEM_KIND_COUNT];
     uint64_t occ[SAMPLER_OCC_COUNT];

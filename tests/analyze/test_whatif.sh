@@ -89,5 +89,12 @@ grep -q '^what-if      each change alone, at this run.s pw 2, against the limit 
 grep -q -- '--concurrency 1$' "$tmp/base.txt" || fail "the bound's switch is not named: $(grep -A6 '^what-if' "$tmp/base.txt")"
 grep -q '^             s/proof: cannot be given' "$tmp/base.txt" || fail "s/proof not said to be unknown"
 # the verdict is capacity against 60M: the top entry ends the verdict lines
-grep -q '^what-if      proofs in flight 2 -> 1: peak ' "$tmp/base.txt" || fail "no what-if verdict line: $(head -5 "$tmp/base.txt")"
+top=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["verdict"], j["what_if"][0]["change"], j["what_if_line"], sep="|")' "$tmp/base.json")
+case $top in
+  "capacity|"*) ;;
+  *) fail "the run against 60M is not a capacity verdict: $top" ;;
+esac
+IFS='|' read -r _ change line <<<"$top"
+[ "${line#"$change": }" != "$line" ] || fail "the what-if verdict line is not the top entry's: $line / $change"
+grep -qxF "what-if      $line" "$tmp/base.txt" || fail "no what-if verdict line: $(head -5 "$tmp/base.txt")"
 lib_done "what-if: three changes made, each within 10 % of its predicted peak"

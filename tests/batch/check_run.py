@@ -36,7 +36,8 @@ import sys
 KINDS = ["params", "circuit", "aux", "abc", "ntt", "h", "msm", "pending", "pinned", "other",
          "gpu_params", "gpu_abc", "gpu_ntt", "gpu_h", "gpu_msm", "gpu_other"]
 SAMPLES = (["t_ms", "rss", "rss_anon", "rss_file", "hwm", "je_allocated", "je_active", "je_resident",
-            "je_mapped", "je_retained", "je_metadata", "je_dirty", "je_muzzy", "gpu_used"]
+            "je_mapped", "je_retained", "je_metadata", "je_dirty", "je_muzzy", "je_arena_freed_max", "je_arenas_freed",
+            "gpu_used"]
            + ["live_" + k for k in KINDS]
            + ["q_synth", "n_synth", "n_blocked", "q_gpu", "n_gpu", "n_finish", "n_dealloc",
               "partitions_admitted", "partitions_done", "proofs_done", "reserved_bytes", "tick_us"])

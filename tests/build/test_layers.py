@@ -10,15 +10,17 @@ import os
 import subprocess
 import sys
 
-# load -> stats -> model and capacity (and a watch run's floors and sampling) -> rules (batch, watch) ->
+# load -> stats -> model and capacity (and a watch run's floors and
+# sampling) -> capacity's words -> rules (batch, watch) and what-if ->
 # engine -> text
 FLOORS = {
     "analyze_names": 0, "signal_period": 0,
-    "analyze_stats": 1, "analyze_load": 1, "analyze_sites": 1,
+    "analyze_stats": 1, "analyze_load": 1, "analyze_sites": 1, "capacity_retention": 1,
     "capacity": 2, "analyze_model": 2, "analyze_busy": 2, "watch_floors": 2, "watch_sampling": 2,
-    "analyze_rules": 3, "analyze_watch": 3,
-    "analyze_engine": 4,
-    "analyze_text": 5,
+    "capacity_report": 3,
+    "analyze_rules": 4, "analyze_watch": 4, "analyze_whatif": 4,
+    "analyze_engine": 5,
+    "analyze_text": 6,
 }
 
 

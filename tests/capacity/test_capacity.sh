@@ -4,25 +4,35 @@
 # - a batch at pw 1, analyzed: the bytes per partition and state are the
 #   formula's (docs/diagnosis.md), predictions exist for pw 1..6 and pw 6
 #   is bounded by the proofs in flight;
-# - a cap halfway between the predicted peaks at pw 3 and pw 4, less the
-#   file-backed RSS (a cgroup does not charge it);
+# - a cap halfway between the predicted peak at pw 1 and the least pw 2
+#   can peak at by the model (its partitions, with no more freed pages
+#   kept than at pw 1), less the file-backed RSS (a cgroup does not charge
+#   it);
 # - `sweep --pw 1 --mem-limit CAP --verify` fits the model again under the
-#   cap, predicts max pw 3, runs pw 3 (completes, peak within 10% of the
-#   prediction) and pw 4 (OOM-killed, exit 3 of that batch, outcome
+#   cap, predicts max pw 1, runs pw 1 (completes, peak within 10% of the
+#   prediction) and pw 2 (OOM-killed, exit 3 of that batch, outcome
 #   oom-killed, files readable to their last row), and analyze calls the
 #   killed run capacity.
-# jemalloc's decay is 0 here (MALLOC_CONF), so freed pages go back at once:
-# at 2^16 a partition holds 8 MiB in 2 MiB buffers, and with the default
-# 10 s decay the freed pages each arena keeps (je_dirty, up to 30 MiB) would
-# swamp the difference one pw makes. Larger partitions use jemalloc's huge
-# arena, which returns freed pages at once anyway.
+# jemalloc runs with its default settings (no MALLOC_CONF): at 2^16 a
+# partition holds 8 MiB in 2 MiB buffers, and the freed pages each arena
+# keeps for its 10 s decay (je_dirty) grow with the synthesis workers; the
+# model carries them to other pw values (docs/diagnosis.md, "Retention").
+# The cap sits between pw 1 and 2 because only there is the step larger
+# than the run-to-run spread: what the synthesis arenas hold is a whole
+# number of partitions that depends on how the workers' partitions
+# interleave: 3 at pw 1 every time but 5 or 6 at pw 2 and 6 to 8 at pw 4
+# (results/capacity-cpu.md); and a run slowed by the cap keeps fewer, its
+# freed pages decaying within the run, so the cap stays below pw 2 without
+# its growth in kept pages. The model's error at unseen pw values is
+# measured by scripts/bench-capacity.sh.
 # Skips (77) only when not root or no memory controller exists.
 #   test_capacity.sh ZKBENCH CHECK_RUN_PY
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 lib_zk "$1"
 check_run=$2
-export ZKBENCH_PARAMS_DIR=$tmp/params MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0
+export ZKBENCH_PARAMS_DIR=$tmp/params
+unset MALLOC_CONF
 ok() { echo "ok: $*"; }
 circuit=(--circuit porep:constraints=2^16 --partitions 4 --count 2 --concurrency 2)
 
@@ -69,12 +79,13 @@ else:
     # a cgroup charges what is not file-backed: the cap is in those terms
     rows = list(csv.DictReader(open(sys.argv[3])))
     file = int(max(rows, key=lambda r: int(r["rss"]))["rss_file"])
-    print((pred[3]["peak_rss"] + pred[4]["peak_rss"]) // 2 - file)
+    least2 = pred[2]["peak_rss"] - pred[2]["retention"] + pred[1]["retention"]
+    print(int(pred[1]["peak_rss"] + least2) // 2 - file)
 PY
 )
 case "$cap" in
   BAD*) fail "pw 1 model: ${cap#BAD }"; exit 1 ;;
-  *) ok "pw 1 model: bytes per state match the formula; cap halfway between pw 3 and 4: $cap bytes" ;;
+  *) ok "pw 1 model: bytes per state match the formula; cap halfway between pw 1 and the least of pw 2: $cap bytes" ;;
 esac
 
 # 2. the prediction, then the kill
@@ -82,21 +93,21 @@ esac
 rc=$?
 line=$(grep '^predicted max pw' "$tmp/sweep.log")
 [ $rc -eq 0 ] || fail "sweep --verify exit $rc: $(tail -5 "$tmp/sweep.log")"
-echo "$line" | grep -Eq '^predicted max pw 3; pw 3 completed, anonymous peak [0-9.]+ MiB \(predicted [0-9.]+ MiB, error [0-9]+%\); pw 4 OOM-killed at [0-9.]+ MiB as predicted$' \
+echo "$line" | grep -Eq '^predicted max pw 1; pw 1 completed, anonymous peak [0-9.]+ MiB \(predicted [0-9.]+ MiB, error [0-9]+%\); pw 2 OOM-killed at [0-9.]+ MiB as predicted$' \
   && ok "sweep --verify: $line" || fail "sweep --verify line: '$line'"
 err=$(echo "$line" | sed -n 's/.*error \([0-9]*\)%.*/\1/p')
-[ -n "$err" ] && [ "$err" -le 10 ] || fail "prediction error at pw 3 (not run before): ${err:-?}%, expected <= 10%"
+[ -n "$err" ] && [ "$err" -le 10 ] || fail "prediction error at pw 1 (run again under the cap): ${err:-?}%, expected <= 10%"
 json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1/run.json" "$2"; }
-[ "$(json "$tmp/sweep/verify-pw-3" 'j["outcome"]')" = complete ] || fail "pw 3 outcome"
-python3 "$check_run" "$tmp/sweep/verify-pw-3" --complete || fail "pw 3 run: files inconsistent"
-[ "$(json "$tmp/sweep/verify-pw-4" 'j["outcome"]')" = oom-killed ] || fail "pw 4 outcome: $(json "$tmp/sweep/verify-pw-4" 'j.get("outcome")')"
-[ "$(json "$tmp/sweep/verify-pw-4" 'j["memory_events"]["oom_kill"] >= 1')" = True ] || fail "pw 4: no oom_kill counted"
-python3 "$check_run" "$tmp/sweep/verify-pw-4" --killed || fail "pw 4 (killed): files not readable"
-"$zk" analyze "$tmp/sweep/verify-pw-4" --json >"$tmp/killed.json" 2>&1 || fail "analyze of the killed run failed"
+[ "$(json "$tmp/sweep/verify-pw-1" 'j["outcome"]')" = complete ] || fail "pw 1 outcome"
+python3 "$check_run" "$tmp/sweep/verify-pw-1" --complete || fail "pw 1 run: files inconsistent"
+[ "$(json "$tmp/sweep/verify-pw-2" 'j["outcome"]')" = oom-killed ] || fail "pw 2 outcome: $(json "$tmp/sweep/verify-pw-2" 'j.get("outcome")')"
+[ "$(json "$tmp/sweep/verify-pw-2" 'j["memory_events"]["oom_kill"] >= 1')" = True ] || fail "pw 2: no oom_kill counted"
+python3 "$check_run" "$tmp/sweep/verify-pw-2" --killed || fail "pw 2 (killed): files not readable"
+"$zk" analyze "$tmp/sweep/verify-pw-2" --json >"$tmp/killed.json" 2>&1 || fail "analyze of the killed run failed"
 v=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["verdict"], j["capacity"]["ram_from"])' "$tmp/killed.json")
 [ "$v" = "capacity run.json mem_limit" ] && ok "analyze of the killed run: $v" || fail "analyze of the killed run: '$v'"
 grep -q ',oom-killed$' "$tmp/sweep/sweep.csv" && [ -s "$tmp/sweep/sweep.png" ] && [ -s "$tmp/sweep/sweep-model.csv" ] \
-  || fail "sweep table/plot: $(cat "$tmp/sweep/sweep.csv")"
+  || fail "sweep table/plot: $(cat "$tmp/sweep/sweep.csv"); $(grep -i 'plot' "$tmp/sweep.log")"
 ls /sys/fs/cgroup/memory 2>/dev/null | grep -q "^zkbench-$$-" && fail "a cgroup was left behind"
 
 if [ $fails -gt 0 ]; then

@@ -438,6 +438,18 @@ else:
     # one unit: the anonymous figures and the limit (40 MiB) set the scale
     if y_tick_units(ts) != {"MiB"}:
         fail("sweep.svg (anonymous): tick units %s" % y_tick_units(ts))
+# sweep --verify at the fitted pw: the same pw twice with equal anonymous
+# peaks (a pw 1 fit, then pw 1 again under the cap) has no range to draw
+with open(os.path.join(sw, "sweep.csv"), "w") as f:
+    f.write(head.replace("mem_limit,outcome", "mem_limit,peak_anon,predicted_peak_anon,outcome"))
+    for pk in (79 * MIB, 79 * MIB + 65536):
+        f.write("1,2,3.4,%d,%d,%d,,%d,%d,%d,%d,%d,complete\n" % (pk, 80 * MIB, -2 * MIB, 75 * MIB, 86 * MIB, cap,
+                                                               51 * MIB, 52 * MIB))
+    f.write("2,2,,%d,%d,%d,,%d,%d,%d,%d,%d,oom-killed\n" % (87 * MIB, 98 * MIB, 7 * MIB, 91 * MIB, 105 * MIB, cap,
+                                                            59 * MIB, 70 * MIB))
+rc, o, e = run("plot", sw)
+if rc != 0 or e:
+    fail("plot sweep with a pw run twice at equal peaks: exit %d %r" % (rc, e))
 os.remove(os.path.join(sw, "sweep-model.csv"))
 
 # ---- a watch run ----
