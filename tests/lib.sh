@@ -11,6 +11,8 @@
 #                  processes a test left running)
 #   lib_done TEXT  the end: exit 1 after "N check(s) failed", else TEXT
 #                  (the seed appended when lib_seed drew one)
+#   lib_expect2 WHAT CMD...  CMD must refuse: exit 2, one "zkbench: " line on
+#                  stderr, and no $tmp/never (the --out the refusals name)
 
 tmp=$(mktemp -d)
 fails=0
@@ -39,4 +41,15 @@ lib_done() {
   local with=${seed:+ (seed $seed)}
   [ "$fails" -eq 0 ] || { echo "$fails check(s) failed$with" >&2; exit 1; }
   echo "$1$with"
+}
+
+lib_expect2() {
+  local what=$1
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2 ($(head -c 300 "$tmp/err"))"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^zkbench: ' "$tmp/err" || fail "$what: not one error line: $(cat "$tmp/err")"
+  [ ! -e "$tmp/never" ] || fail "$what: created the output folder before refusing"
+  rm -rf "$tmp/never"
 }

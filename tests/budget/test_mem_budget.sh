@@ -29,16 +29,6 @@ check_run=$2
 export ZKBENCH_PARAMS_DIR=$tmp/params
 jq_() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1/run.json" "$2"; }
 
-expect2() {
-  local what=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2 ($(head -c 300 "$tmp/err"))"
-  [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^zkbench: ' "$tmp/err" || fail "$what: not one error line: $(cat "$tmp/err")"
-  [ ! -e "$tmp/never" ] || fail "$what: created the output folder before refusing"
-  rm -rf "$tmp/never"
-}
 
 small="--circuit porep:constraints=2^12 --partitions 2 --count 1 --no-analyze --quiet"
 id="--circuit porep:constraints=2^14 --partitions 2 --count 2 --concurrency 2 --pw 2 --seed 11 --no-analyze --quiet"
@@ -46,31 +36,31 @@ id="--circuit porep:constraints=2^14 --partitions 2 --count 2 --concurrency 2 --
 
 # 1. refusals
 o="--out $tmp/never"
-expect2 "--free-at-last-use foo" "$zk" batch $small --free-at-last-use foo $o
+lib_expect2 "--free-at-last-use foo" "$zk" batch $small --free-at-last-use foo $o
 grep -q "unknown kind 'foo'" "$tmp/err" || fail "unknown kind: $(cat "$tmp/err")"
-expect2 "--free-at-last-use ''" "$zk" batch $small --free-at-last-use '' $o
-expect2 "--free-at-last-use aux," "$zk" batch $small --free-at-last-use aux, $o
-expect2 "--free-at-last-use ,aux" "$zk" batch $small --free-at-last-use ,aux $o
-expect2 "--free-at-last-use aux,pending,aux" "$zk" batch $small --free-at-last-use aux,pending,aux $o
+lib_expect2 "--free-at-last-use ''" "$zk" batch $small --free-at-last-use '' $o
+lib_expect2 "--free-at-last-use aux," "$zk" batch $small --free-at-last-use aux, $o
+lib_expect2 "--free-at-last-use ,aux" "$zk" batch $small --free-at-last-use ,aux $o
+lib_expect2 "--free-at-last-use aux,pending,aux" "$zk" batch $small --free-at-last-use aux,pending,aux $o
 grep -q "names aux twice" "$tmp/err" || fail "duplicate: $(cat "$tmp/err")"
 for k in params circuit abc ntt h msm pinned other gpu_abc gpu_msm; do
-  expect2 "--free-at-last-use $k" "$zk" batch $small --free-at-last-use $k $o
+  lib_expect2 "--free-at-last-use $k" "$zk" batch $small --free-at-last-use $k $o
   grep -q "no earlier free is possible" "$tmp/err" || fail "$k: $(cat "$tmp/err")"
 done
-expect2 "--free-at-last-use aux + hold:aux" "$zk" batch $small --free-at-last-use aux --inject hold:aux:5 $o
-expect2 "--free-at-last-use pending + leak:pending" "$zk" batch $small --inject leak:pending --free-at-last-use pending $o
-expect2 "--free-at-last-use without a value" "$zk" batch $small $o --free-at-last-use
-expect2 "--purge-after sometimes" "$zk" batch $small --purge-after sometimes $o
-expect2 "--trim proof --purge-after partition" "$zk" batch $small --trim proof --purge-after partition $o
-expect2 "--mem-budget 0" "$zk" batch $small --mem-budget 0 $o
-expect2 "--mem-budget lots" "$zk" batch $small --mem-budget lots $o
-expect2 "--mem-budget -1G" "$zk" batch $small --mem-budget -1G $o
-expect2 "--model without --mem-budget" "$zk" batch $small --model "$tmp/base" $o
-expect2 "--model missing" "$zk" batch $small --mem-budget 1G --model "$tmp/nothing" $o
-expect2 "--mem-budget below one partition" "$zk" batch $small --mem-budget 1M --model "$tmp/base" $o
+lib_expect2 "--free-at-last-use aux + hold:aux" "$zk" batch $small --free-at-last-use aux --inject hold:aux:5 $o
+lib_expect2 "--free-at-last-use pending + leak:pending" "$zk" batch $small --inject leak:pending --free-at-last-use pending $o
+lib_expect2 "--free-at-last-use without a value" "$zk" batch $small $o --free-at-last-use
+lib_expect2 "--purge-after sometimes" "$zk" batch $small --purge-after sometimes $o
+lib_expect2 "--trim proof --purge-after partition" "$zk" batch $small --trim proof --purge-after partition $o
+lib_expect2 "--mem-budget 0" "$zk" batch $small --mem-budget 0 $o
+lib_expect2 "--mem-budget lots" "$zk" batch $small --mem-budget lots $o
+lib_expect2 "--mem-budget -1G" "$zk" batch $small --mem-budget -1G $o
+lib_expect2 "--model without --mem-budget" "$zk" batch $small --model "$tmp/base" $o
+lib_expect2 "--model missing" "$zk" batch $small --mem-budget 1G --model "$tmp/nothing" $o
+lib_expect2 "--mem-budget below one partition" "$zk" batch $small --mem-budget 1M --model "$tmp/base" $o
 grep -q "cannot admit one partition" "$tmp/err" || fail "budget too small: $(cat "$tmp/err")"
-expect2 "--mem-budget, --sample-ms 0" "$zk" batch $small --mem-budget 1G --sample-ms 0 $o
-expect2 "--blind-seed x" "$zk" batch $small --blind-seed x $o
+lib_expect2 "--mem-budget, --sample-ms 0" "$zk" batch $small --mem-budget 1G --sample-ms 0 $o
+lib_expect2 "--blind-seed x" "$zk" batch $small --blind-seed x $o
 
 # 2. proofs byte for byte, with and without each switch
 [ "$(stat -c %s "$tmp/base/proofs.bin")" -eq $((2 * 2 * 192)) ] || fail "proofs.bin: not 4 proofs of 192 bytes"

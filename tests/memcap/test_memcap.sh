@@ -24,17 +24,6 @@ check_run=$2
 export ZKBENCH_PARAMS_DIR=$tmp/params
 json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1/run.json" "$2"; }
 
-# one line, exit 2, nothing created
-expect2() {
-  local what=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2 ($(head -c 300 "$tmp/err"))"
-  [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^zkbench: ' "$tmp/err" || fail "$what: not one error line: $(cat "$tmp/err")"
-  [ ! -e "$tmp/never" ] || fail "$what: created the output folder before refusing"
-  rm -rf "$tmp/never"
-}
 
 cgroups() { find /sys/fs/cgroup -name 'zkbench-[0-9]*' -type d 2>/dev/null | sort; }
 cgroups >"$tmp/cgroups.before"
@@ -42,18 +31,18 @@ cgroups >"$tmp/cgroups.before"
 # 1. refusals, wherever this runs
 o="--out $tmp/never"
 small="--circuit porep:constraints=2^12 --partitions 2 --count 1"
-expect2 "batch --mem-limit banana" "$zk" batch $small --mem-limit banana $o
-expect2 "batch --mem-limit 0" "$zk" batch $small --mem-limit 0 $o
-expect2 "batch --mem-limit 100" "$zk" batch $small --mem-limit 100 $o
-expect2 "batch --mem-limit without SIZE" "$zk" batch $small $o --mem-limit
-ZKBENCH_CGROUP_ROOT=/nonexistent expect2 "batch, ZKBENCH_CGROUP_ROOT=/nonexistent" "$zk" batch $small --mem-limit 1G $o
+lib_expect2 "batch --mem-limit banana" "$zk" batch $small --mem-limit banana $o
+lib_expect2 "batch --mem-limit 0" "$zk" batch $small --mem-limit 0 $o
+lib_expect2 "batch --mem-limit 100" "$zk" batch $small --mem-limit 100 $o
+lib_expect2 "batch --mem-limit without SIZE" "$zk" batch $small $o --mem-limit
+ZKBENCH_CGROUP_ROOT=/nonexistent lib_expect2 "batch, ZKBENCH_CGROUP_ROOT=/nonexistent" "$zk" batch $small --mem-limit 1G $o
 grep -q 'ZKBENCH_CGROUP_ROOT=/nonexistent' "$tmp/err" || fail "the error does not name ZKBENCH_CGROUP_ROOT: $(cat "$tmp/err")"
 mkdir "$tmp/plain"
-ZKBENCH_CGROUP_ROOT=$tmp/plain expect2 "batch, ZKBENCH_CGROUP_ROOT=a plain folder" "$zk" batch $small --mem-limit 1G $o
+ZKBENCH_CGROUP_ROOT=$tmp/plain lib_expect2 "batch, ZKBENCH_CGROUP_ROOT=a plain folder" "$zk" batch $small --mem-limit 1G $o
 grep -q 'not a memory cgroup' "$tmp/err" || fail "plain folder: $(cat "$tmp/err")"
-expect2 "watch --mem-limit banana" "$zk" watch --mem-limit banana $o -- true
-expect2 "watch --pid --mem-limit" "$zk" watch --pid $$ --mem-limit 64M $o
-ZKBENCH_CGROUP_ROOT=/nonexistent expect2 "watch, ZKBENCH_CGROUP_ROOT=/nonexistent" "$zk" watch --mem-limit 64M $o -- true
+lib_expect2 "watch --mem-limit banana" "$zk" watch --mem-limit banana $o -- true
+lib_expect2 "watch --pid --mem-limit" "$zk" watch --pid $$ --mem-limit 64M $o
+ZKBENCH_CGROUP_ROOT=/nonexistent lib_expect2 "watch, ZKBENCH_CGROUP_ROOT=/nonexistent" "$zk" watch --mem-limit 64M $o -- true
 
 # 2. can this machine make a memory cgroup at all?
 "$zk" watch --mem-limit 64M --out "$tmp/probe" -- sleep 0.3 >/dev/null 2>"$tmp/probe.err"
