@@ -125,15 +125,10 @@ int analyze_whatif(analyze_result_t *R, const analyze_run_t *run)
         if (x->saved > 0 || x->largest != now)
             n++;
     }
-    /* the b_g2 scalars on the device: the finishing partitions' pending
-     * bytes leave the host */
+    /* the b_g2 scalars on the device: what a partition holds on the host
+     * while finishing is their copy (capacity.h, CAPACITY_FINISH), gone */
     if (gpu && n < WHATIF_MAX) {
-        capacity_model_t w = *m, early = *m;
-        if (capacity_state_bytes_freed_at_last_use(early.state_bytes, m, &run->buffers, &run->stages,
-                                                   mem_kind_name(MEM_KIND_PENDING)) < 0)
-            return -ENOMEM;
-        /* what pending adds while finishing, at most: the finish state's
-         * bytes with it freed at its last use, without it at all below */
+        capacity_model_t w = *m;
         w.state_bytes[CAPACITY_FINISH] = 0;
         struct entry *x = &e[n];
         memset(x, 0, sizeof *x);
