@@ -45,6 +45,64 @@ static void put_fp(const fp_t *a)
         put_u64(a->l[k]);
 }
 
+/*
+ * Fixed-base tables: TABLE_G1[w][d - 1] = d 2^(8w) G, so k G is at most 32
+ * mixed additions (one per byte of k) instead of ~380 doublings and
+ * additions: at 2^20 the file is 2^23 points.
+ */
+#define WINDOWS 32
+#define DIGITS 255
+static g1_affine_t TABLE_G1[WINDOWS][DIGITS];
+static g2_affine_t TABLE_G2[WINDOWS][DIGITS];
+
+static void build_tables(void)
+{
+    static g1_jac_t j1[DIGITS];
+    static g2_jac_t j2[DIGITS];
+    g1_jac_t b1;
+    g2_jac_t b2;
+    g1_jac_from_affine(&b1, &G1_GENERATOR);
+    g2_jac_from_affine(&b2, &G2_GENERATOR);
+    for (int w = 0; w < WINDOWS; w++) {
+        j1[0] = b1;
+        j2[0] = b2;
+        for (int d = 1; d < DIGITS; d++) {
+            g1_jac_add(&j1[d], &j1[d - 1], &b1);
+            g2_jac_add(&j2[d], &j2[d - 1], &b2);
+        }
+        g1_batch_to_affine(TABLE_G1[w], j1, DIGITS);
+        g2_batch_to_affine(TABLE_G2[w], j2, DIGITS);
+        for (int i = 0; i < 8; i++) {
+            g1_jac_dbl(&b1, &b1);
+            g2_jac_dbl(&b2, &b2);
+        }
+    }
+}
+
+static void g1_fixed_mul(g1_jac_t *ret, const fr_t *k)
+{
+    uint64_t l[4];
+    fr_to_limbs(l, k);
+    g1_jac_from_affine(ret, &G1_INFINITY);
+    for (int w = 0; w < WINDOWS; w++) {
+        unsigned d = (unsigned)(l[w / 8] >> (8 * (w % 8))) & 0xff;
+        if (d)
+            g1_jac_add_mixed(ret, ret, &TABLE_G1[w][d - 1]);
+    }
+}
+
+static void g2_fixed_mul(g2_jac_t *ret, const fr_t *k)
+{
+    uint64_t l[4];
+    fr_to_limbs(l, k);
+    g2_jac_from_affine(ret, &G2_INFINITY);
+    for (int w = 0; w < WINDOWS; w++) {
+        unsigned d = (unsigned)(l[w / 8] >> (8 * (w % 8))) & 0xff;
+        if (d)
+            g2_jac_add_mixed(ret, ret, &TABLE_G2[w][d - 1]);
+    }
+}
+
 /* Scalars -> affine points: the work, threaded. */
 typedef struct {
     const fr_t *s;
@@ -59,19 +117,17 @@ typedef struct {
 static void mul_chunk(void *ctx, size_t c)
 {
     mul_t *m = ctx;
-    g1_jac_t g1, j1[CHUNK];
-    g2_jac_t g2, j2[CHUNK];
-    g1_jac_from_affine(&g1, &G1_GENERATOR);
-    g2_jac_from_affine(&g2, &G2_GENERATOR);
+    g1_jac_t j1[CHUNK];
+    g2_jac_t j2[CHUNK];
     size_t s = c * CHUNK, e = s + CHUNK < m->n ? s + CHUNK : m->n;
     for (size_t i = s; i < e; i++) {
         fr_t k = m->s[i];
         if (m->scale)
             fr_mul(&k, &k, m->scale);
         if (m->p1)
-            g1_jac_mul_fr(&j1[i - s], &g1, &k);
+            g1_fixed_mul(&j1[i - s], &k);
         else
-            g2_jac_mul_fr(&j2[i - s], &g2, &k);
+            g2_fixed_mul(&j2[i - s], &k);
     }
     if (m->p1)
         g1_batch_to_affine(m->p1 + s, j1, e - s);
@@ -159,9 +215,15 @@ int main(int argc, char **argv)
     unsigned power = (unsigned)atoi(argv[1]);
     if (power < 1 || power > 20)
         return fputs("ptau-known-tau: POWER must be in 1..20\n", stderr), 2;
-    out = fopen(argv[2], "wb");
+    /* Written under a temporary name and renamed when complete: a run that
+     * is stopped leaves no truncated file that looks like a finished one. */
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.partial", argv[2]) >= (int)sizeof tmp)
+        return fputs("ptau-known-tau: output path too long\n", stderr), 2;
+    out = fopen(tmp, "wb");
     if (!out)
-        return perror(argv[2]), 2;
+        return perror(tmp), 2;
+    build_tables();
     fr_t tau, alpha, beta;
     random_fr(&tau);
     random_fr(&alpha);
@@ -210,6 +272,8 @@ int main(int argc, char **argv)
     free(l);
     memset(&tau, 0, sizeof tau);
     if (fclose(out) != 0)
-        return perror(argv[2]), 1;
+        return perror(tmp), remove(tmp), 1;
+    if (rename(tmp, argv[2]) != 0)
+        return perror(argv[2]), remove(tmp), 1;
     return 0;
 }
