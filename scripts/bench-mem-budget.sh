@@ -12,7 +12,11 @@
 #    the model of the best survivor's uncapped run (--model), REPEATS times.
 # Prints a markdown table (machine, date, commit, command first). Needs root
 # and a memory controller (--mem-limit). CIRCUIT, PARTITIONS, COUNT, PWS
-# override the workload.
+# override the workload; BACKEND=gpu proves on the GPU (the table's title
+# says which); ROOMY is the generous cgroup of the uncapped runs (default
+# 8G, above every peak it holds or the table is refused); KEEP=DIR keeps
+# each run's run.json there (DIR/NAME.json); COMMIT names the commit where
+# the tree has no .git (a copy on the device machine).
 set -euo pipefail
 zk=$(realpath "${1:-build/harness/zkbench}")
 reps=${2:-3}
@@ -20,10 +24,14 @@ circuit=${CIRCUIT:-porep:constraints=2^16}
 parts=${PARTITIONS:-4}
 count=${COUNT:-4}
 pws=${PWS:-1 2 3 4}
+backend=${BACKEND:-cpu}
+roomy=${ROOMY:-8G}
+commit=${COMMIT:-$(git -C "$(dirname "$0")/.." rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+keep() { [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP"; for j in "$tmp"/*/run.json; do [ -f "$j" ] && cp "$j" "$KEEP/$(basename "$(dirname "$j")").json"; done; }; }
+trap 'keep; rm -rf "$tmp"' EXIT
 cd "$(dirname "$0")/.."
-common="--circuit $circuit --partitions $parts --count $count --concurrency 2 --no-analyze --quiet --seed 5"
+common="--backend $backend --circuit $circuit --partitions $parts --count $count --concurrency 2 --no-analyze --quiet --seed 5"
 
 # run NAME CAP ARGS...: one batch; prints "exit s_per_proof cgroup_peak rss_peak"
 run() {
@@ -48,8 +56,8 @@ declare -A med peak
 for pw in $pws; do
   ts=() hi=0
   for r in $(seq "$reps"); do
-    read -r rc t pk rss < <(run "u$pw-$r" 8G --pw "$pw")
-    [ "$rc" = 0 ] || { echo "uncapped pw $pw exited $rc" >&2; exit 1; }
+    read -r rc t pk rss < <(run "u$pw-$r" "$roomy" --pw "$pw")
+    [ "$rc" = 0 ] || { echo "uncapped pw $pw exited $rc under ROOMY=$roomy (raise it)" >&2; exit 1; }
     ts+=("$t")
     [ "$pk" -gt "$hi" ] && hi=$pk
   done
@@ -70,11 +78,13 @@ for pw in $pws; do
   fi
 done
 
-echo "# Admission by memory under a cap: CPU"
+echo "# Admission by memory under a cap: $(echo "$backend" | tr a-z A-Z)"
 echo
-echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB"
-echo "- date: $(date -u +%Y-%m-%d), commit $(git rev-parse --short=12 HEAD)"
-echo "- command: scripts/bench-mem-budget.sh $* (CIRCUIT=$circuit PARTITIONS=$parts COUNT=$count PWS='$pws', $reps repeats)"
+gpu=""
+[ "$backend" = gpu ] && gpu="; $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -1)"
+echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB$gpu"
+echo "- date: $(date -u +%Y-%m-%d), commit $commit"
+echo "- command: scripts/bench-mem-budget.sh $* (BACKEND=$backend CIRCUIT=$circuit PARTITIONS=$parts COUNT=$count PWS='$pws' ROOMY=$roomy, $reps repeats)"
 echo "- batch: $common"
 echo "- fastest fixed pw uncapped: $fast; cap $(mib $cap) MiB (halfway between its cgroup peak and the next lower one)"
 echo
