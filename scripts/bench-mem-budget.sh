@@ -16,7 +16,8 @@
 # says which); ROOMY is the generous cgroup of the uncapped runs (default
 # 8G, above every peak it holds or the table is refused); KEEP=DIR keeps
 # each run's run.json there (DIR/NAME.json); COMMIT names the commit where
-# the tree has no .git (a copy on the device machine).
+# the tree has no .git (a copy on the device machine); BATCH_ARGS adds
+# batch options to every run (e.g. --threads 4 --params-load heap).
 set -euo pipefail
 zk=$(realpath "${1:-build/harness/zkbench}")
 reps=${2:-3}
@@ -31,7 +32,7 @@ tmp=$(mktemp -d)
 keep() { [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP"; for j in "$tmp"/*/run.json; do [ -f "$j" ] && cp "$j" "$KEEP/$(basename "$(dirname "$j")").json"; done; }; }
 trap 'keep; rm -rf "$tmp"' EXIT
 cd "$(dirname "$0")/.."
-common="--backend $backend --circuit $circuit --partitions $parts --count $count --concurrency 2 --no-analyze --quiet --seed 5"
+common="--backend $backend --circuit $circuit --partitions $parts --count $count --concurrency 2 --no-analyze --quiet --seed 5${BATCH_ARGS:+ $BATCH_ARGS}"
 
 # run NAME CAP ARGS...: one batch; prints "exit s_per_proof cgroup_peak rss_peak"
 run() {
