@@ -59,7 +59,7 @@ if [[ " $parts " == *" samples "* ]]; then
   echo
   echo "### Samples: the row pipeline fed a simulated week (60.48 ms tick)"
   echo
-  echo "| keeping | ticks | days | rows kept | samples.csv MB | procs.csv MB | CPU us/tick, last tenth | CPU us/tick, whole run | program peak RSS MiB | analyze s | analyze peak MiB | plot s |"
+  echo "| keeping | ticks | days | rows kept | samples.csv MB | procs.csv MB | CPU us/tick, last tenth (sys) | CPU us/tick, whole run | program peak RSS MiB | analyze s | analyze peak MiB | plot s |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   for mode in thinned marks full; do
     case $mode in
@@ -72,8 +72,8 @@ if [[ " $parts " == *" samples "* ]]; then
       n5 "$bw" "$d" "$n" "${args[@]}" >"$scratch/ck" 2>"$scratch/err" || { echo "bench-week: bench_week failed: $(cat "$scratch/err")" >&2; exit 1; }
       rows=$(($(wc -l <"$d/samples.csv") - 1))
       # the checkpoint whose block is the last tenth (or less) of the run
-      last=$(awk -v n="$n" 'NR > 1 && $1 <= n && $1 >= n * 0.9 - 0.5 {print $3}' "$scratch/ck" | tail -1)
-      [ -n "$last" ] || last=$(tail -1 "$scratch/ck" | awk '{print $3}')
+      last=$(awk -v n="$n" 'NR > 1 && $1 <= n && $1 >= n * 0.9 - 0.5 {print $3 " (" $9 ")"}' "$scratch/ck" | tail -1)
+      [ -n "$last" ] || last=$(tail -1 "$scratch/ck" | awk '{print $3 " (" $9 ")"}')
       whole=$(python3 -c "import json,sys; j=json.load(open('$d/run.json')); print('%.2f' % (j['synthetic']['cpu_s'] / $n * 1e6))")
       prss=$(tail -1 "$scratch/ck" | awk '{printf "%.1f", $7 / 1024}')
       : >"$scratch/an"
@@ -88,12 +88,12 @@ if [[ " $parts " == *" samples "* ]]; then
     done
   done
   echo
-  echo "CPU per tick along the 10^7-tick runs (us, each block since the checkpoint before):"
+  echo "CPU per tick along the 10^7-tick runs (us, each block since the checkpoint before; in brackets the kernel's share, sys):"
   echo
   echo "| keeping | $(awk 'NR > 1 {printf "%s%s", (NR > 2 ? " | " : ""), $1}' "$scratch/ck-thinned") |"
   echo "| --- |$(awk 'NR > 1 {printf " ---: |"}' "$scratch/ck-thinned")"
   for mode in thinned marks full; do
-    echo "| $mode | $(awk 'NR > 1 {printf "%s%s", (NR > 2 ? " | " : ""), $3}' "$scratch/ck-$mode") |"
+    echo "| $mode | $(awk 'NR > 1 {printf "%s%s (%s)", (NR > 2 ? " | " : ""), $3, $9}' "$scratch/ck-$mode") |"
   done
 fi
 
@@ -101,8 +101,8 @@ if [[ " $parts " == *" alloc "* ]]; then
   echo
   echo "### Allocations: tests/trace/bench_week_alloc N under watch --trace (default --trace-min 1 MiB)"
   echo
-  echo "| allocations | recorded (buffers.csv rows) | sites | program + watch s | trace files MB | buffers.csv MB | collect s | collect us/allocation | analyze s | analyze peak MiB |"
-  echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| allocations | recorded (buffers.csv rows) | sites | program + watch s | trace files MB | buffers.csv MB | collect s | collect us/allocation | collect peak MiB | analyze s | analyze peak MiB |"
+  echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   for n in $sizes; do
     d=$scratch/a-$n
     : >"$scratch/w"
@@ -114,11 +114,12 @@ if [[ " $parts " == *" alloc "* ]]; then
       timed "$scratch/an" "$zk" analyze "$d" || exit 1
     done
     cs=$(awk '{print $1}' "$scratch/c" | median)
+    cm=$(awk '{print $2}' "$scratch/c" | median)
     as=$(awk '{print $1}' "$scratch/an" | median)
     am=$(awk '{print $2}' "$scratch/an" | median)
     nb=$(($(wc -l <"$d/buffers.csv") - 1))
     ns=$(($(wc -l <"$d/sites.csv") - 1))
-    echo "| $n | $nb | $ns | $(awk '{print $1}' "$scratch/w") | $(mb "$d/trace") | $(mb "$d/buffers.csv") | $cs | $(awk -v s="$cs" -v n="$n" 'BEGIN {printf "%.2f", s / n * 1e6}') | $as | $(awk -v k="$am" 'BEGIN {printf "%.0f", k / 1024}') |"
+    echo "| $n | $nb | $ns | $(awk '{print $1}' "$scratch/w") | $(mb "$d/trace") | $(mb "$d/buffers.csv") | $cs | $(awk -v s="$cs" -v n="$n" 'BEGIN {printf "%.2f", s / n * 1e6}') | $(awk -v k="$cm" 'BEGIN {printf "%.0f", k / 1024}') | $as | $(awk -v k="$am" 'BEGIN {printf "%.0f", k / 1024}') |"
     rm -rf "$d"
   done
 fi

@@ -132,9 +132,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_week: sampler_start: %s\n", strerror(-rc));
         return 1;
     }
-    printf("ticks simulated_days cpu_us_per_tick wall_us_per_tick samples_csv_bytes procs_csv_bytes maxrss_kib\n");
+    printf("ticks simulated_days cpu_us_per_tick wall_us_per_tick samples_csv_bytes procs_csv_bytes maxrss_kib "
+           "user_us_per_tick sys_us_per_tick\n");
     fflush(stdout);
-    double c0 = cpu_s(), w0 = wall_s(), c_last = c0, w_last = w0;
+    double c0 = cpu_s(), w0 = wall_s(), c_last = c0, w_last = w0, u_last = 0, s_last = 0;
     unsigned long long last = 0, next_pow = 100000, proofs = 0;
     uint64_t peak = 0, first_rss = 0, rss = 0;
     const double proof_ms = proof_s * 1e3;
@@ -172,11 +173,13 @@ int main(int argc, char **argv)
             struct rusage ru;
             getrusage(RUSAGE_SELF, &ru);
             fflush(mk);
-            printf("%llu %.2f %.2f %.2f %lld %lld %ld\n", t, (double)t * tick_ms / 86400e3,
-                   (c - c_last) / (double)(t - last) * 1e6, (w - w_last) / (double)(t - last) * 1e6,
-                   file_bytes(dir, "samples.csv"), file_bytes(dir, "procs.csv"), ru.ru_maxrss);
+            double u = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6,
+                   sy = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6, dt = (double)(t - last);
+            printf("%llu %.2f %.2f %.2f %lld %lld %ld %.2f %.2f\n", t, (double)t * tick_ms / 86400e3,
+                   (c - c_last) / dt * 1e6, (w - w_last) / dt * 1e6, file_bytes(dir, "samples.csv"),
+                   file_bytes(dir, "procs.csv"), ru.ru_maxrss, (u - u_last) / dt * 1e6, (sy - s_last) / dt * 1e6);
             fflush(stdout);
-            c_last = c, w_last = w, last = t;
+            c_last = c, w_last = w, u_last = u, s_last = sy, last = t;
         }
     }
     rc = sampler_stop(s);
