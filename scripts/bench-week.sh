@@ -39,27 +39,28 @@ done
 rm -rf "$scratch" && mkdir -p "$scratch"
 n5() { nice -n 5 "$@"; }
 mb() { awk -v b="$(du -sb "$1" 2>/dev/null | cut -f1)" 'BEGIN {printf "%.1f", b / 1e6}'; }
-# timed OUT CMD...: runs CMD, its stdout to /dev/null; appends "wall_s maxrss_kib" to OUT
+# timed OUT CMD...: runs CMD, its stdout to /dev/null; appends "wall_s maxrss_kib cpu_s" to OUT
+# (cpu: user + system, steadier than wall on a shared machine)
 timed() {
   local out=$1
   shift
-  /usr/bin/time -f "%e %M" -o "$scratch/t" nice -n 5 "$@" >/dev/null 2>"$scratch/err" ||
+  /usr/bin/time -f "%e %M %U %S" -o "$scratch/t" nice -n 5 "$@" >/dev/null 2>"$scratch/err" ||
     { echo "bench-week: failed: $* ($(tail -1 "$scratch/err"))" >&2; return 1; }
-  cat "$scratch/t" >>"$out"
+  awk '{print $1, $2, $3 + $4}' "$scratch/t" >>"$out"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- harness tests || echo ' (with changes)')"
 echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "- command: scripts/bench-week.sh $b (SIZES=\"$sizes\" REAL_S=$real_s)"
+echo "- command: scripts/bench-week.sh $b (SIZES=\"$sizes\" REAL_S=$real_s PARTS=\"$parts\")"
 t_start=$(date +%s)
 
 if [[ " $parts " == *" samples "* ]]; then
   echo
   echo "### Samples: the row pipeline fed a simulated week (60.48 ms tick)"
   echo
-  echo "| keeping | ticks | days | rows kept | samples.csv MB | procs.csv MB | CPU us/tick, last tenth (sys) | CPU us/tick, whole run | program peak RSS MiB | analyze s | analyze peak MiB | plot s |"
+  echo "| keeping | ticks | days | rows kept | samples.csv MB | procs.csv MB | CPU us/tick, last tenth (sys) | CPU us/tick, whole run | program peak RSS MiB | analyze s (CPU s) | analyze peak MiB | plot s (CPU s) |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   for mode in thinned marks full; do
     case $mode in
@@ -79,10 +80,10 @@ if [[ " $parts " == *" samples "* ]]; then
       : >"$scratch/an"
       timed "$scratch/an" "$zk" analyze "$d" || exit 1
       : >"$scratch/pl"
-      timed "$scratch/pl" "$zk" plot "$d" --out "$d/plots" || echo "nan 0" >"$scratch/pl"
-      read -r as am <"$scratch/an"
-      read -r ps _ <"$scratch/pl"
-      echo "| $mode | $n | $(awk -v n="$n" 'BEGIN {printf "%.2f", n * 60.48 / 86400e3}') | $rows | $(mb "$d/samples.csv") | $(mb "$d/procs.csv") | $last | $whole | $prss | $as | $(awk -v k="$am" 'BEGIN {printf "%.0f", k / 1024}') | $ps |"
+      timed "$scratch/pl" "$zk" plot "$d" --out "$d/plots" || echo "nan 0 nan" >"$scratch/pl"
+      read -r as am ac <"$scratch/an"
+      read -r ps _ pc <"$scratch/pl"
+      echo "| $mode | $n | $(awk -v n="$n" 'BEGIN {printf "%.2f", n * 60.48 / 86400e3}') | $rows | $(mb "$d/samples.csv") | $(mb "$d/procs.csv") | $last | $whole | $prss | $as ($ac) | $(awk -v k="$am" 'BEGIN {printf "%.0f", k / 1024}') | $ps ($pc) |"
       [ "$n" = "$(echo $sizes | awk '{print $NF}')" ] && cp "$scratch/ck" "$scratch/ck-$mode"
       rm -rf "$d"
     done
@@ -101,7 +102,7 @@ if [[ " $parts " == *" alloc "* ]]; then
   echo
   echo "### Allocations: tests/trace/bench_week_alloc N under watch --trace (default --trace-min 1 MiB)"
   echo
-  echo "| allocations | recorded (buffers.csv rows) | sites | program + watch s | trace files MB | buffers.csv MB | collect s | collect us/allocation | collect peak MiB | analyze s | analyze peak MiB |"
+  echo "| allocations | recorded (buffers.csv rows) | sites | program + watch s | trace files MB | buffers.csv MB | collect s (CPU s) | collect us/allocation | collect peak MiB | analyze s (CPU s) | analyze peak MiB |"
   echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   for n in $sizes; do
     d=$scratch/a-$n
@@ -115,11 +116,13 @@ if [[ " $parts " == *" alloc "* ]]; then
     done
     cs=$(awk '{print $1}' "$scratch/c" | median)
     cm=$(awk '{print $2}' "$scratch/c" | median)
+    cc=$(awk '{print $3}' "$scratch/c" | median)
+    ac=$(awk '{print $3}' "$scratch/an" | median)
     as=$(awk '{print $1}' "$scratch/an" | median)
     am=$(awk '{print $2}' "$scratch/an" | median)
     nb=$(($(wc -l <"$d/buffers.csv") - 1))
     ns=$(($(wc -l <"$d/sites.csv") - 1))
-    echo "| $n | $nb | $ns | $(awk '{print $1}' "$scratch/w") | $(mb "$d/trace") | $(mb "$d/buffers.csv") | $cs | $(awk -v s="$cs" -v n="$n" 'BEGIN {printf "%.2f", s / n * 1e6}') | $(awk -v k="$cm" 'BEGIN {printf "%.0f", k / 1024}') | $as | $(awk -v k="$am" 'BEGIN {printf "%.0f", k / 1024}') |"
+    echo "| $n | $nb | $ns | $(awk '{print $1}' "$scratch/w") | $(mb "$d/trace") | $(mb "$d/buffers.csv") | $cs ($cc) | $(awk -v s="$cs" -v n="$n" 'BEGIN {printf "%.2f", s / n * 1e6}') | $(awk -v k="$cm" 'BEGIN {printf "%.0f", k / 1024}') | $as ($ac) | $(awk -v k="$am" 'BEGIN {printf "%.0f", k / 1024}') |"
     rm -rf "$d"
   done
 fi
