@@ -4,7 +4,8 @@
 # for DURATION seconds (default 120: 120,000 ticks, which at the 100 ms
 # default is 3.3 hours), thinned after 10 s in intervals of 1 s, beside the
 # same unthinned. Per run: ticks, rows on disk, samples.csv and procs.csv
-# bytes, watch's CPU seconds (/usr/bin/time), the median tick cost in the
+# bytes, watch's own CPU seconds (/usr/bin/time of watch less that of the
+# watched program, timed on its own), the median tick cost in the
 # first and the last tenth of the run (samples.csv tick_us, the rows kept),
 # and analyze's wall time. Prints the markdown table results/long-watch.md
 # holds.
@@ -31,9 +32,14 @@ for mode in thinned full; do
   args=(--thin-after 10 --thin-interval 1)
   [ "$mode" = full ] && args=(--thin-after 0)
   d=$scratch/$mode
+  # the watched program timed on its own: /usr/bin/time's figure for watch
+  # includes its descendants, which are not watch's cost
   /usr/bin/time -f "%U %S" -o "$scratch/time" "$zk" watch --sample-ms 1 "${args[@]}" --quiet --out "$d" -- \
-    python3 "$scratch/steady.py" >/dev/null 2>&1
+    /usr/bin/time -f "%U %S" -o "$scratch/child" python3 "$scratch/steady.py" >/dev/null 2>&1
   read -r u s <"$scratch/time"
+  read -r cu cs <"$scratch/child"
+  u=$(awk -v a="$u" -v b="$cu" 'BEGIN {print a - b}')
+  s=$(awk -v a="$s" -v b="$cs" 'BEGIN {print a - b}')
   t0=$(date +%s.%N)
   "$zk" analyze "$d" >/dev/null 2>&1
   t1=$(date +%s.%N)

@@ -6,8 +6,9 @@
  * rss (so every valley floor and peak is on disk) and the last. The rows
  * are unchanged samples, in time order, so everything that reads
  * samples.csv reads a thinned one; procs.csv keeps the rows of the same
- * ticks. At the default tick a day of samples.csv shrinks from about
- * 86 MB to about 3 MB. docs/watch.md, "Long runs".
+ * ticks. At the default tick a day of samples.csv after the first
+ * shrinks from about 86 MB to about 3 MB, without marks. docs/watch.md,
+ * "Long runs".
  */
 #ifndef ZKB_SAMPLE_THIN_H
 #define ZKB_SAMPLE_THIN_H

@@ -677,6 +677,10 @@ int sampler_start(sampler_t **ret, const struct sampler_config *cfg, FILE *csv)
     s->csv_good = ftello(s->csv);
     if (s->tree && s->cfg.procs_csv)
         s->procs_good = ftello(s->cfg.procs_csv); /* after its header */
+    if (cfg->fed) {
+        *ret = s;
+        return 0;
+    }
     record(s, &x);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         rc = -EAGAIN;
@@ -694,16 +698,27 @@ int sampler_stop(sampler_t *s)
     if (!s)
         return 0;
     atomic_store(&s->stop, true);
-    pthread_join(s->thread, NULL);
     sample_t x;
-    if (!atomic_load(&s->write_err) && sampler_read(s, &x) == 0)
-        record(s, &x);
+    if (!s->cfg.fed) {
+        pthread_join(s->thread, NULL);
+        if (!atomic_load(&s->write_err) && sampler_read(s, &x) == 0)
+            record(s, &x);
+    }
     sample_thin_flush(s->thin);
     if (s->cfg.after_tick)
         s->cfg.after_tick(s->cfg.tick_ctx);
     int rc = atomic_load(&s->write_err);
     sampler_free(s);
     return rc;
+}
+
+int sampler_feed(sampler_t *s, const sample_t *x)
+{
+    if (!s->cfg.fed)
+        return -EINVAL;
+    if (!atomic_load(&s->write_err))
+        record(s, x);
+    return atomic_load(&s->write_err);
 }
 
 int sampler_set_period(sampler_t *s, unsigned period_ms)

@@ -95,6 +95,11 @@ struct sampler_config {
      * thin_interval_ms: all around a proof mark, else the lowest and
      * highest rss and the last (sample_thin.h); 0: every row */
     double thin_after_ms, thin_interval_ms;
+    /* no thread: the first reading sets up the sources (the tree's
+     * procs.csv rows) and every row is one the caller hands to
+     * sampler_feed, so a benchmark drives the row pipeline (format,
+     * thinning, files, statistics, on_sample) without /proc's pace */
+    bool fed;
 };
 
 typedef struct sampler sampler_t;
@@ -119,6 +124,10 @@ const char *sampler_write_error_file(sampler_t *s);
 /* Reads one sample now without writing it (baseline, progress line); safe
  * while the thread runs (the thread's reads and this one take turns). */
 int sampler_read(sampler_t *s, sample_t *out);
+/* With cfg.fed: records x as the next tick's reading (its procs.csv rows
+ * are the tree's last read, at x's t_ms). 0, or the first write error
+ * (-errno; later rows are dropped). */
+int sampler_feed(sampler_t *s, const sample_t *x);
 /* Changes the tick from the next one on (any thread; watch --sample-ms
  * auto): 0, or -EINVAL for a period of 0. */
 int sampler_set_period(sampler_t *s, unsigned period_ms);
