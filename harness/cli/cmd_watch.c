@@ -40,6 +40,7 @@
 #include "harness/cli/say_verdict.h"
 #include "harness/cli/watch_autotick.h"
 #include "harness/cli/watch_metrics.h"
+#include "harness/cli/watch_states.h"
 #include "harness/run/console.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
@@ -547,6 +548,9 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     double wall = run_clock_now() - t0;
     struct trace_collect_summary tsum;
     int trace_rc = w->trace ? trace_collect(dir, t0, &tsum, terr, sizeof terr) : 0;
+    char states_line[1024] = ""; /* the program's "synth start"/... marks as occupancy */
+    json_t *jstates =
+        w->trace && trace_rc == 0 && write_rc == 0 ? watch_states_apply(dir, states_line, sizeof states_line) : NULL;
     if (cmd)
         exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     bool have_cg = cap && memcap_read(cap, &after) == 0;
@@ -589,6 +593,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (cmd)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
     watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
+    if (jstates)
+        json_object_set_new(root, "mark_states", jstates);
     if (w->trace && trace_rc == 0)
         json_object_set_new(root, "trace",
                             json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "min_bytes", (json_int_t)w->trace_min,
@@ -644,6 +650,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         console_say(&con, "  marks      %llu lines matched --mark (proofs_done; marks.csv)", (unsigned long long)marks);
     console_say(&con, "  RSS first %s, last %s, peak %s", fmt_bytes(b1, first), fmt_bytes(b2, last),
                 fmt_bytes(b3, (double)peak));
+    if (states_line[0])
+        console_say(&con, "  states     %s", states_line);
     /* the verdict is analyze's, from the files just written: one engine */
     if (write_rc == 0 && save_rc == 0) {
         analyze_run_t *arun = NULL;
