@@ -119,8 +119,9 @@ static const cli_opt_t watch_opts[] = {
     {"trace", OPT_TRACE, NULL, "trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
                                "(one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
                                "stack: never-freed bytes, small allocations counted and sampled), marks.csv\n"
-                               "rows for zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid;\n"
-                               "`zkbench trace collect DIR` collects meanwhile"},
+                               "rows for zkbench_mark() (harness/trace/zkbench_trace.h); marks \"synth start\",\n"
+                               "\"synth end\" (prove, finish, ... [ID]) fill samples.csv's n_synth, n_gpu, ...\n"
+                               "for analyze's per-state model; not with --pid; `zkbench trace collect DIR`"},
     {"trace-min", OPT_TRACE_MIN, "SIZE", "allocations recorded one by one from this size (default 1M)"},
     {"kill-after", OPT_KILL_AFTER, "S", "a SIGINT or SIGTERM to watch is passed on to the command's process\n"
                                         "group; S seconds later (default 10; 0: never) what is left of it\n"
