@@ -131,6 +131,26 @@ for x in bad: print(x, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
 
+# 2b. the run's own memory limit (run.json config.mem_limit, as watch
+# --mem-limit records it): held to with no margin, as a cgroup's cap is
+cp -r "$tmp/w2" "$tmp/cap"
+python3 - "$tmp/cap/run.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["config"]["mem_limit"] = 250 << 20
+json.dump(j, open(sys.argv[1], "w"))
+PY
+"$zk" analyze --json "$tmp/cap" >"$tmp/cap.json" 2>&1 || fail "analyze of a capped watch: exit $?"
+python3 - "$tmp/cap.json" <<'PY' || fail "the run's memory limit: see above"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["capacity"]
+want = max(p["pw"] for p in c["predicted"] if p["peak_rss"] <= 250 << 20)
+line = j["capacity_line"] or ""
+if c["largest_pw"] != want or want != 5 or "the memory limit 250.0 MiB less 0% is 5" not in line:
+    sys.exit(f"largest pw {c['largest_pw']} (predictions: {want}); {line}")
+PY
+
 # 3. bad and unbalanced marks: said once, not counted, no crash
 grep -q "1 end(s) without a start (the first: synth end at [0-9.]* s (pid [0-9]*)), not counted; 2 mark(s) name a state without 'start' or 'end'" \
   "$tmp/bad.out" || fail "bad marks: watch's line: $(grep states "$tmp/bad.out")"
