@@ -40,6 +40,7 @@
 #include "harness/cli/say_verdict.h"
 #include "harness/cli/watch_autotick.h"
 #include "harness/cli/watch_metrics.h"
+#include "harness/cli/watch_states.h"
 #include "harness/run/console.h"
 #include "harness/run/memcap.h"
 #include "harness/metrics/metrics_export.h"
@@ -118,8 +119,9 @@ static const cli_opt_t watch_opts[] = {
     {"trace", OPT_TRACE, NULL, "trace the command's allocations (LD_PRELOAD; CUDA too): DIR/buffers.csv\n"
                                "(one row per allocation >= --trace-min, site last), DIR/sites.csv (by call\n"
                                "stack: never-freed bytes, small allocations counted and sampled), marks.csv\n"
-                               "rows for zkbench_mark() (harness/trace/zkbench_trace.h); not with --pid;\n"
-                               "`zkbench trace collect DIR` collects meanwhile"},
+                               "rows for zkbench_mark() (harness/trace/zkbench_trace.h); marks \"synth start\",\n"
+                               "\"synth end\" (prove, finish, ... [ID]) fill samples.csv's n_synth, n_gpu, ...\n"
+                               "for analyze's per-state model; not with --pid; `zkbench trace collect DIR`"},
     {"trace-min", OPT_TRACE_MIN, "SIZE", "allocations recorded one by one from this size (default 1M)"},
     {"kill-after", OPT_KILL_AFTER, "S", "a SIGINT or SIGTERM to watch is passed on to the command's process\n"
                                         "group; S seconds later (default 10; 0: never) what is left of it\n"
@@ -547,6 +549,9 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     double wall = run_clock_now() - t0;
     struct trace_collect_summary tsum;
     int trace_rc = w->trace ? trace_collect(dir, t0, &tsum, terr, sizeof terr) : 0;
+    char states_line[1024] = ""; /* the program's "synth start"/... marks as occupancy */
+    json_t *jstates =
+        w->trace && trace_rc == 0 && write_rc == 0 ? watch_states_apply(dir, states_line, sizeof states_line) : NULL;
     if (cmd)
         exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     bool have_cg = cap && memcap_read(cap, &after) == 0;
@@ -589,6 +594,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
     if (cmd)
         json_object_set_new(root, "exit_code", json_integer(exit_code));
     watch_json_add(root, w, have_cg_before ? &cg_before : NULL, have_cg_after ? &cg_after : NULL, marks);
+    if (jstates)
+        json_object_set_new(root, "mark_states", jstates);
     if (w->trace && trace_rc == 0)
         json_object_set_new(root, "trace",
                             json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "min_bytes", (json_int_t)w->trace_min,
@@ -644,6 +651,8 @@ static int watch_run(const struct watch_opts *w, const memcap_t *cap)
         console_say(&con, "  marks      %llu lines matched --mark (proofs_done; marks.csv)", (unsigned long long)marks);
     console_say(&con, "  RSS first %s, last %s, peak %s", fmt_bytes(b1, first), fmt_bytes(b2, last),
                 fmt_bytes(b3, (double)peak));
+    if (states_line[0])
+        console_say(&con, "  states     %s", states_line);
     /* the verdict is analyze's, from the files just written: one engine */
     if (write_rc == 0 && save_rc == 0) {
         analyze_run_t *arun = NULL;

@@ -152,6 +152,10 @@ int analyze_compute(analyze_result_t *ret, const analyze_run_t *run, const analy
             snprintf(R->headline, sizeof R->headline, "%s: %s", analyze_verdict_name(R->verdict),
                      verdict_gloss(R->verdict));
     }
+    /* a watch run whose program marked its partitions' states has the
+     * model too (capacity_marks.h) */
+    if (R->watch && json_object_get(json_object_get(R->json, "capacity"), "model"))
+        engine_capacity_line(R);
     if (!R->watch) {
         engine_capacity_line(R);
         if ((rc = analyze_whatif(R, run)) < 0) {

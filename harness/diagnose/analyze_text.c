@@ -68,6 +68,39 @@ static void text_verdict(FILE *f, const analyze_result_t *r, bool with_capacity)
     fputc('\n', f);
 }
 
+/* A watch run whose program marked its partitions' states: the per-state
+ * model (capacity_marks.h) and its predictions. */
+static void text_watch_states(FILE *f, const analyze_result_t *r)
+{
+    const json_t *jc = json_object_get(r->json, "capacity"), *val;
+    if (!json_object_get(jc, "model"))
+        return;
+    const capacity_model_t *m = &r->capacity;
+    char a[24], b[24], c[24], d[24], e[24];
+    if (!m->ok) {
+        fprintf(f, "\ncapacity     no prediction from the marked states: %s\n", m->why);
+        return;
+    }
+    fprintf(f, "\ncapacity     bytes per partition (fitted from RSS at each marked occupancy): synthesizing %s, "
+               "waiting %s, proving %s, finishing %s; baseline %s (%zu samples, %zu partitions)\n",
+            fb(a, m->state_bytes[CAPACITY_SYNTH]), fb(b, m->state_bytes[CAPACITY_HELD]),
+            fb(c, m->state_bytes[CAPACITY_PROVE]), fb(d, m->state_bytes[CAPACITY_FINISH]), fb(e, m->baseline),
+            m->fit_samples, m->partitions_measured);
+    if (m->warning[0])
+        fprintf(f, "             WARNING: %s\n", m->warning);
+    fprintf(f, "             predicted peak RSS (95%% interval):\n");
+    size_t i;
+    json_array_foreach(json_object_get(jc, "predicted"), i, val) {
+        long long w = (long long)json_integer_value(json_object_get(val, "pw"));
+        char mark[64] = "";
+        if (w == r->pw)
+            snprintf(mark, sizeof mark, "  <- this run (measured %s)", fb(d, m->measured_peak));
+        fprintf(f, "               pw %3lld  %11s  (%s .. %s)%s%s\n", w, fb(a, jv(val, "peak_rss")),
+                fb(b, jv(val, "low")), fb(c, jv(val, "high")), mark,
+                w == r->largest_pw ? "  <- largest that fits" : "");
+    }
+}
+
 static void text_watch(FILE *f, const char *dir, const analyze_result_t *r)
 {
     char a[24], b[24], c[24], d[24], e[24], lo[24], hi[24];
@@ -116,6 +149,7 @@ static void text_watch(FILE *f, const char *dir, const analyze_result_t *r)
                                                                     : "");
         }
     }
+    text_watch_states(f, r);
     fprintf(f, "\npeak RSS     %s; never freed (traced) %s", fb(a, r->peak_rss), fb(b, r->never_freed_bytes));
     if (isfinite(r->s_per_proof))
         fprintf(f, "; %.3f s per proof", r->s_per_proof);

@@ -31,8 +31,10 @@
 
 #include "harness/diagnose/analyze_json.h"
 #include "harness/diagnose/analyze_sites.h"
+#include "harness/diagnose/capacity_marks.h"
 #include "harness/diagnose/watch_floors.h"
 #include "harness/diagnose/watch_sampling.h"
+#include "harness/run/mark_states.h"
 #include "harness/run/run_csv.h"
 
 #define WATCH_WINDOWS 16
@@ -62,9 +64,17 @@ static void cycles_free(cycles_t *c)
     free(c->marks);
 }
 
+/* An API mark that names a partition state ("synth start 7"), or tries
+ * to: the occupancy columns count it (mark_states.h), not the proofs. */
+static bool state_mark(const run_csv_t *m, size_t i, int cs, int cn)
+{
+    mark_state_mark_t x;
+    return strcmp(run_csv_text(m, i, cs), "api") == 0 && mark_state_parse(&x, run_csv_text(m, i, cn)) != 0;
+}
+
 /* The boundary marks of marks.csv: the "output" source (--mark) when it has
  * any, else the most frequent (source, name) pair (API marks name phases;
- * the most frequent is taken as once per proof). */
+ * the most frequent is taken as once per proof), state marks left out. */
 static size_t pick_marks(double *out, const run_csv_t *m, char *detail, size_t dlen)
 {
     int ct = run_csv_col(m, "t_ms"), cs = run_csv_col(m, "source"), cn = run_csv_col(m, "name");
@@ -82,6 +92,8 @@ static size_t pick_marks(double *out, const run_csv_t *m, char *detail, size_t d
     }
     for (size_t i = 0; i < m->nrows; i++) {
         size_t c = 0;
+        if (state_mark(m, i, cs, cn))
+            continue;
         for (size_t j = 0; j < m->nrows; j++)
             c += strcmp(run_csv_text(m, i, cs), run_csv_text(m, j, cs)) == 0 &&
                  strcmp(run_csv_text(m, i, cn), run_csv_text(m, j, cn)) == 0;
@@ -89,6 +101,10 @@ static size_t pick_marks(double *out, const run_csv_t *m, char *detail, size_t d
             best = c, best_i = i;
     }
     size_t k = 0;
+    if (best == 0) {
+        snprintf(detail, dlen, "no marks but partition states");
+        return 0;
+    }
     for (size_t j = 0; j < m->nrows; j++)
         if (strcmp(run_csv_text(m, best_i, cs), run_csv_text(m, j, cs)) == 0 &&
             strcmp(run_csv_text(m, best_i, cn), run_csv_text(m, j, cn)) == 0)
@@ -270,6 +286,48 @@ static bool watch_undecided(analyze_result_t *R, const watch_growth_t *G, double
 }
 
 /* ---- the analysis ---- */
+
+/* The per-state capacity model of a program that marked its partitions'
+ * states (capacity_marks.h), into R and the capacity block jc, as a batch
+ * run's (analyze_rules.c): predictions, the largest pw under the limit,
+ * or why not; what the marks left uncounted is a note. 0 or -ENOMEM. */
+static int watch_states_model(analyze_result_t *R, const run_csv_t *sc, json_t *jc, const json_t *rj, bool killed,
+                              json_t *notes)
+{
+    if (capacity_marks_fit(&R->capacity, sc) < 0)
+        return -ENOMEM;
+    capacity_model_t *m = &R->capacity;
+    if (killed && m->ok) { /* as a batch's: its peak was cut short */
+        m->ok = false;
+        snprintf(m->why, sizeof m->why, "the run was OOM-killed before its end, so its peak and its model are cut "
+                 "short; a run that completes (zkbench sweep --pw ... -- CMD) gives it");
+    }
+    R->pw = m->pw;
+    R->footprint_per_partition = m->ok ? m->state_bytes[CAPACITY_SYNTH] : NAN;
+    int pmax = R->pw > 0 ? (R->pw < 512 ? 2 * R->pw : 1024) : 8;
+    json_t *model = capacity_json(m, pmax, R->limit_rss);
+    if (!model)
+        return -ENOMEM;
+    if (m->ok && isfinite(R->limit_rss))
+        R->largest_pw = (int)json_integer_value(json_object_get(model, "max_pw"));
+    json_object_set_new(jc, "pw", json_integer(R->pw));
+    json_object_set(jc, "predicted", json_object_get(model, "predicted"));
+    json_object_set(jc, "max_pw", json_object_get(model, "max_pw"));
+    json_object_set(jc, "bound_by", json_object_get(model, "bound_by"));
+    json_object_set_new(jc, "largest_pw", R->largest_pw >= 0 ? json_integer(R->largest_pw) : json_null());
+    json_object_set_new(jc, "model_from", json_string("partition states marked by the program (samples.csv "
+                                                      "occupancy), bytes per state fitted from RSS"));
+    if (!m->ok)
+        json_object_set_new(jc, "why", json_string(m->why));
+    json_object_set_new(jc, "model", model);
+    const char *problems = json_string_value(json_object_get(json_object_get(rj, "mark_states"), "problems"));
+    if (problems) {
+        char msg[800];
+        snprintf(msg, sizeof msg, "partition states (marks.csv): %s", problems);
+        json_array_append_new(notes, json_string(msg));
+    }
+    return 0;
+}
 
 int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const analyze_opts_t *opts, char *err,
                           size_t errlen)
@@ -534,6 +592,8 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     }
     json_object_set_new(jc, "oom_killed", json_boolean(oom_killed));
     json_object_set_new(jc, "detected", json_boolean(capacity && !leak));
+    if (capacity_marks_present(sc) && watch_states_model(&R, sc, jc, rj, oom_killed, notes) < 0)
+        goto oom;
 
     /* -- timing: the median proof cycle -- */
     R.s_per_proof = NAN;
@@ -727,7 +787,8 @@ int analyze_watch_compute(analyze_result_t *ret, const analyze_run_t *run, const
     json_object_set_new(head, "run_kind", json_string("watch"));
     json_object_set_new(head, "peak_rss", jbytes(R.peak_rss));
     json_object_set_new(head, "baseline_rss", jbytes(R.baseline_rss));
-    json_object_set_new(head, "footprint_per_partition", json_null());
+    json_object_set_new(head, "footprint_per_partition",
+                        isfinite(R.footprint_per_partition) ? jbytes(R.footprint_per_partition) : json_null());
     json_object_set_new(head, "leak_bytes_per_proof", C.per_proof ? jbytes(R.leak_rate) : json_null());
     json_object_set_new(head, "leak_ci95", C.per_proof ? json_pack("[oo]", jbytes(R.leak_lo), jbytes(R.leak_hi))
                                                        : json_pack("[nn]"));

@@ -4,6 +4,9 @@
  *
  *   zkbench_mark("proof done");   a proof/phase boundary (marks.csv; the
  *                                 proof column of buffers.csv counts them)
+ *   zkbench_mark("synth start");  a partition's state: "STATE start|end [ID]"
+ *   zkbench_mark("synth end");    (synth, wait, queue, prove, finish) fills
+ *                                 samples.csv's n_synth, ... (docs/watch.md)
  *   zkbench_kind("witness");      the calling thread's following allocations
  *                                 get this kind in buffers.csv; NULL clears
  *

@@ -17,7 +17,7 @@ FLOORS = {
     "analyze_names": 0, "signal_period": 0,
     "analyze_stats": 1, "analyze_load": 1, "analyze_sites": 1, "capacity_retention": 1,
     "capacity": 2, "analyze_model": 2, "analyze_busy": 2, "watch_floors": 2, "watch_sampling": 2,
-    "capacity_report": 3,
+    "capacity_report": 3, "capacity_marks": 3,
     "analyze_rules": 4, "analyze_watch": 4, "analyze_whatif": 4,
     "analyze_engine": 5,
     "analyze_text": 6,
