@@ -70,13 +70,14 @@ static size_t chars(const char *s)
     return n;
 }
 
-/* The figure's geometry in pixels (common.gp: 1400 wide, sans 11, about
- * 7 to 8.3 pixels a character): the margins are set here, because gnuplot
- * reckons a label's width by a wider character and leaves a left margin
- * far wider than the labels, and the room for the text beside the bars is
- * reckoned from them. */
+/* The figure's geometry in pixels (common.gp: 1400 wide, sans 11: 7 to 9
+ * pixels a character, the most for capitals, digits and underscores): the
+ * margins are set here, because gnuplot reckons a label's width by a wider
+ * character and leaves a left margin far wider than the labels, and the
+ * room for the text beside the bars is reckoned from them. */
 #define FIG_WIDTH_PX 1400.0
-#define CHAR_PX 8.4
+#define LABEL_PX 8.0
+#define TEXT_PX 9.0
 #define RIGHT_PX 24.0
 
 int plot_whatif(plot_ctx_t *c, char *err, size_t errlen)
@@ -103,14 +104,14 @@ int plot_whatif(plot_ctx_t *c, char *err, size_t errlen)
     double xlo = lo < 0 ? lo - 0.05 * span : 0, xhi = hi > 0 ? hi * 1.05 : 1;
     /* the plot's width left of the axis labels; each bar's text must end
      * inside it: the bar's end at (end - xlo) / (xhi - xlo) of it */
-    double left = fmin(CHAR_PX * (double)lab_max + 24, 0.6 * FIG_WIDTH_PX), width = FIG_WIDTH_PX - left - RIGHT_PX;
+    double left = fmin(LABEL_PX * (double)lab_max + 24, 0.6 * FIG_WIDTH_PX), width = FIG_WIDTH_PX - left - RIGHT_PX;
     FILE *fm = plot_gp_open(c->tmp, "whatif.dat", err, errlen), *fo = plot_gp_open(c->tmp, "whatif_model.dat", err, errlen);
     json_array_foreach(arr, i, e) {
         bool model = !json_is_true(json_object_get(e, "checkable"));
         double s = json_number_value(json_object_get(e, "peak_saved_bytes")) / u.div, end = fmax(s, 0);
         entry_texts(lab, beside, by, i, e);
         size_t text = chars(beside) > chars(by) ? chars(beside) : chars(by);
-        double room = fmax(width - 24 - CHAR_PX * (double)text, 0.2 * width);
+        double room = fmax(width - 24 - TEXT_PX * (double)text, 0.2 * width);
         xhi = fmax(xhi, xlo + (end - xlo) * width / room);
         FILE *to = model ? fo : fm;
         if (!to)
