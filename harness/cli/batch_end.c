@@ -32,7 +32,7 @@ size_t batch_end_evidence(char lines[4][320], const analyze_result_t *r)
 static bool batch_end_plots(console_t *con, const analyze_run_t *run, const char *run_dir)
 {
     char written[256] = "", err[768];
-    int rc = plot_run(run, run_dir, run_dir, written, sizeof written, err, sizeof err);
+    int rc = plot_run(run, NULL, run_dir, run_dir, written, sizeof written, err, sizeof err);
     if (rc == -ENOENT) {
         if (!con->quiet)
             cli_error(0, "batch: no plots: %s", err);
@@ -80,7 +80,7 @@ int batch_end_diagnose(console_t *con, const char *run_dir)
     bool written = batch_end_plots(con, run, run_dir) && verdict_saved;
     char report[4300];
     snprintf(report, sizeof report, "%s/report.html", run_dir);
-    if (report_write(run_dir, report, err, sizeof err) < 0) {
+    if (report_write(run_dir, NULL, report, err, sizeof err) < 0) {
         cli_error(0, "batch: no report: %s", err);
         written = false;
     } else {

@@ -15,16 +15,14 @@
 #include "harness/diagnose/analyze_text.h"
 #include "harness/cli/cli.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/limit_opts.h"
 #include "harness/run/run_csv.h"
 
 
-enum { OPT_RAM = 'r', OPT_MEM_LIMIT = 'L', OPT_MARGIN = 'm', OPT_JSON = 'j', OPT_NO_SAVE = 'n' };
+enum { OPT_JSON = 'j', OPT_NO_SAVE = 'n' };
 
 static const cli_opt_t analyze_opts[] = {
-    {"ram", OPT_RAM, "SIZE", "the memory pw must fit (755GiB, 128G, 64000000000;\n"
-                             "default: the run's --mem-limit, else its machine's RAM)"},
-    {"mem-limit", OPT_MEM_LIMIT, "SIZE", "the same for a memory cgroup's limit"},
-    {"margin", OPT_MARGIN, "PCT", "percent of SIZE kept free (default 10; 0 for a memory cgroup's limit)"},
+    LIMIT_OPTS,
     {"json", OPT_JSON, NULL, "print one JSON object instead of the report"},
     {"no-save", OPT_NO_SAVE, NULL, "do not write the verdict into RUN_DIR/run.json"},
     {NULL, 0, NULL, NULL},
@@ -63,30 +61,18 @@ const cli_cmd_t cli_cmd_analyze = {
 
 int cmd_analyze(int argc, char **argv)
 {
-    analyze_opts_t o = {.ram_bytes = 0, .margin = -1}; /* the default: analyze_margin */
+    analyze_opts_t o = LIMIT_OPTS_INIT;
     bool json = false, save = true;
     cli_args_t a;
     cli_args_init(&a, &cli_cmd_analyze, argc, argv);
     int c;
     while ((c = cli_next(&a)) > 0) {
+        int t = limit_opt_take(&o, c, a.val, "analyze");
+        if (t < 0)
+            return 2;
+        if (t > 0)
+            continue;
         switch (c) {
-        case OPT_RAM:
-        case OPT_MEM_LIMIT:
-            if (o.ram_bytes)
-                return cli_error(2, "analyze: give one of --ram and --mem-limit");
-            if (!analyze_parse_size(&o.ram_bytes, a.val) || o.ram_bytes == 0)
-                return cli_error(2, "analyze: --%s must be a size like 755GiB, 128G or 64000000000, got '%s'",
-                                 c == OPT_RAM ? "ram" : "mem-limit", a.val);
-            o.ram_from = c == OPT_RAM ? "--ram" : "--mem-limit";
-            break;
-        case OPT_MARGIN: {
-            char *end;
-            double m = strtod(a.val, &end);
-            if (end == a.val || (*end && strcmp(end, "%") != 0) || !(m >= 0 && m < 100))
-                return cli_error(2, "analyze: --margin must be a percentage in [0, 100), got '%s'", a.val);
-            o.margin = m / 100;
-            break;
-        }
         case OPT_JSON: json = true; break;
         case OPT_NO_SAVE: save = false; break;
         }

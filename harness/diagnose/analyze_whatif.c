@@ -162,15 +162,18 @@ int analyze_whatif(analyze_result_t *R, const analyze_run_t *run)
     }
     qsort(e, n, sizeof e[0], cmp_entry);
     for (size_t i = 0; i < n; i++) {
-        json_t *j = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:b, s:n, s:s}", "change", e[i].change,
-                              "type", e[i].type, "made_by", e[i].made_by, "checkable", e[i].checkable, "peak_bytes",
-                              jbytes(e[i].peak), "peak_saved_bytes", jbytes(e[i].saved), "largest_pw",
+        json_t *j = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:b, s:b, s:n, s:s}", "change",
+                              e[i].change, "type", e[i].type, "made_by", e[i].made_by, "checkable", e[i].checkable,
+                              "peak_bytes", jbytes(e[i].peak), "peak_saved_bytes", jbytes(e[i].saved), "largest_pw",
                               e[i].largest >= 0 ? json_integer(e[i].largest) : json_null(), "largest_pw_now",
                               now >= 0 ? json_integer(now) : json_null(), "largest_pw_any", e[i].largest_any,
-                              "s_per_proof", "s_per_proof_why",
+                              "largest_pw_now_any", now_any, "s_per_proof", "s_per_proof_why",
                               "the model holds bytes, not times: run the change to time it");
         json_array_append_new(arr, j);
     }
+    if (n == 0)
+        json_object_set_new(R->json, "what_if_why",
+                            json_string("no change the model can price frees memory at this run's pw"));
     json_object_set_new(R->json, "what_if_pw", json_integer(R->pw));
     if (n && R->verdict == ANALYZE_CAPACITY) {
         char a[32], to[16];
@@ -196,10 +199,10 @@ void analyze_whatif_text(FILE *f, const analyze_result_t *R)
         return;
     if (!json_array_size(arr)) {
         const char *why = json_string_value(json_object_get(R->json, "what_if_why"));
-        fprintf(f, "what-if      %s\n", why ? why : "no change the model can price frees memory at this run's pw");
+        fprintf(f, "what-if      %s\n", why ? why : "no entry");
         return;
     }
-    char a[32], b[32], lim[32];
+    char a[32], b[32], c[32], lim[32];
     if (isfinite(R->limit_rss))
         fprintf(f, "what-if      each change alone, at this run's pw %d, against the limit %s (largest pw now %d); "
                    "ranked by the pw gained\n", R->pw, analyze_fmt_bytes(lim, sizeof lim, R->limit_rss),
@@ -211,10 +214,14 @@ void analyze_whatif_text(FILE *f, const analyze_result_t *R)
     const json_t *x;
     json_array_foreach(arr, i, x) {
         const json_t *lp = json_object_get(x, "largest_pw");
-        char pw_text[48] = "";
+        char pw_text[80] = "";
         if (json_is_integer(lp))
-            snprintf(pw_text, sizeof pw_text, "largest pw %lld -> %s",
-                     (long long)json_integer_value(json_object_get(x, "largest_pw_now")),
+            snprintf(pw_text, sizeof pw_text, "largest pw %s -> %s",
+                     json_is_true(json_object_get(x, "largest_pw_now_any"))
+                         ? "any"
+                         : (snprintf(c, sizeof c, "%lld",
+                                     (long long)json_integer_value(json_object_get(x, "largest_pw_now"))),
+                            c),
                      json_is_true(json_object_get(x, "largest_pw_any"))
                          ? "any"
                          : (snprintf(b, sizeof b, "%lld", (long long)json_integer_value(lp)), b));

@@ -1,8 +1,8 @@
 /*
  * zkbench plot (plot.h): diagnoses the run, so that the figures can show
  * the verdict, then draws them one by one and renames them into place
- * together. The figures themselves are in plot_memory.c, plot_buffers.c and
- * plot_sweep.c; gnuplot and its embedded scripts in plot_gp.c.
+ * together. The figures themselves are in plot_memory.c, plot_buffers.c,
+ * plot_whatif.c and plot_sweep.c; gnuplot and its embedded scripts in plot_gp.c.
  */
 #include "harness/plot/plot.h"
 
@@ -71,8 +71,8 @@ static void verdict_line(char *buf, size_t len, const analyze_result_t *r, const
     }
 }
 
-int plot_run(const analyze_run_t *run, const char *run_dir, const char *out_dir, char *written, size_t wlen,
-             char *err, size_t errlen)
+int plot_run(const analyze_run_t *run, const analyze_opts_t *opts, const char *run_dir, const char *out_dir,
+             char *written, size_t wlen, char *err, size_t errlen)
 {
     const run_csv_t *s = analyze_run_csv(run, "samples.csv"), *b = analyze_run_csv(run, "buffers.csv");
     char tmp[PATH_MAX], sweep[PATH_MAX];
@@ -86,13 +86,13 @@ int plot_run(const analyze_run_t *run, const char *run_dir, const char *out_dir,
     bool has_sweep = access(sweep, F_OK) == 0;
     if ((rc = plot_ensure_dir(out_dir, err, errlen)) < 0 || (rc = plot_gp_setup(tmp, sizeof tmp, err, errlen)) < 0)
         return rc;
-    plot_ctx_t c = {.run = run, .tmp = tmp, .figs = {.out_dir = out_dir}, .watch = analyze_run_is_watch(run)};
+    plot_ctx_t c = {.run = run, .opts = opts, .tmp = tmp, .figs = {.out_dir = out_dir}, .watch = analyze_run_is_watch(run)};
     plot_run_name(c.name, sizeof c.name, run_dir);
 
-    /* the diagnosis, as analyze computes it by default (the run's own limit) */
+    /* the diagnosis, as analyze computes it (by default against the run's own limit) */
     analyze_result_t res;
     char aerr[300];
-    bool have_res = analyze_compute(&res, run, NULL, aerr, sizeof aerr) == 0;
+    bool have_res = analyze_compute(&res, run, opts, aerr, sizeof aerr) == 0;
     if (have_res) {
         c.res = &res;
         verdict_line(c.verdict, sizeof c.verdict, &res, run);
@@ -114,7 +114,8 @@ int plot_run(const analyze_run_t *run, const char *run_dir, const char *out_dir,
         c.xhi = c.xlo + 1;
 
     if ((rc = plot_memory(&c, err, errlen)) == 0 && (c.watch || (rc = plot_kinds(&c, err, errlen)) == 0) &&
-        (rc = plot_buffers(&c, err, errlen)) == 0 && has_sweep)
+        (rc = plot_buffers(&c, err, errlen)) == 0 && (c.watch || (rc = plot_whatif(&c, err, errlen)) == 0) &&
+        has_sweep)
         rc = plot_sweep_fig(&c.figs, tmp, sweep, err, errlen);
     if (rc == 0)
         rc = plot_figs_commit(&c.figs, written, wlen, err, errlen);

@@ -14,22 +14,28 @@
 
 #include "harness/diagnose/analyze.h"
 
-/* Draws memory, kinds (batch runs with tracked kinds) and buffers (runs with
- * buffers), .png and .svg each, and sweep when run_dir holds a sweep.csv,
- * into out_dir (created if missing). The run is diagnosed as `zkbench
- * analyze RUN_DIR` does (its verdict goes into memory's title; run.json is
- * not changed). written (may be NULL) receives the basenames drawn, space
+/* Draws memory, kinds (batch runs with tracked kinds), buffers (runs with
+ * buffers) and whatif (runs whose analysis has what-if entries), .png and
+ * .svg each, and sweep when run_dir holds a sweep.csv, into out_dir
+ * (created if missing). The run is diagnosed as `zkbench analyze RUN_DIR`
+ * does, with opts (NULL: analyze's defaults; its verdict goes into
+ * memory's title; run.json is not changed). written (may be NULL) receives the basenames drawn, space
  * separated. Every figure is drawn to a temporary name and all are renamed
  * together, so a failure leaves none of them. Returns 0; -EINVAL for bad
  * input (no samples, sweep.csv, out_dir); -ENOENT when gnuplot is missing;
  * -EIO when gnuplot failed or printed on stderr. err gets one line. */
-int plot_run(const analyze_run_t *run, const char *run_dir, const char *out_dir, char *written, size_t wlen,
-             char *err, size_t errlen);
+int plot_run(const analyze_run_t *run, const analyze_opts_t *opts, const char *run_dir, const char *out_dir,
+             char *written, size_t wlen, char *err, size_t errlen);
 
 /* Draws OUT_DIR/sweep.{png,svg} from a sweep table (columns pw, s_per_proof,
  * peak_rss, predicted_peak_rss, optional predicted_low, predicted_high,
  * ram_bytes, mem_limit (empty when unknown), outcome) and sweep-model.csv
  * beside it when there, for `zkbench sweep`. Same returns as plot_run. */
 int plot_sweep(const char *sweep_csv, const char *out_dir, char *err, size_t errlen);
+
+/* The largest pw a what-if entry (one of analyze's JSON what_if[]) lets fit,
+ * against the pw that fits now: "pw 3 → 4", "pw 4 → any", or "no limit
+ * to fit a pw to" (the figure's and the report's words). */
+void plot_whatif_pw_text(char *buf, size_t len, const json_t *entry);
 
 #endif

@@ -32,8 +32,12 @@ static double json_bytes(const json_t *o, const char *key)
     return NAN;
 }
 
-double plot_run_limit(const analyze_run_t *run, const char **label)
+double plot_run_limit(const analyze_run_t *run, const analyze_opts_t *opts, const char **label)
 {
+    if (opts && opts->ram_bytes) {
+        *label = opts->ram_from && strcmp(opts->ram_from, "--mem-limit") == 0 ? "memory limit" : "RAM";
+        return (double)opts->ram_bytes;
+    }
     const json_t *rj = analyze_run_json(run), *machine = json_object_get(rj, "machine");
     double v = json_bytes(rj, "mem_limit");
     if (!(v > 0))
@@ -236,7 +240,7 @@ int plot_memory(plot_ctx_t *c, char *err, size_t errlen)
     if (isfinite(base))
         dmax = fmax(dmax, base);
     const char *lim_what = NULL;
-    double lim = plot_run_limit(c->run, &lim_what);
+    double lim = plot_run_limit(c->run, c->opts, &lim_what);
     /* a limit far above the run would flatten every line: only a note */
     bool lim_on = lim > 0 && (dmax <= 0 || lim <= 3 * dmax);
     double top = fmax(dmax, lim_on ? lim : 0) * 1.05;

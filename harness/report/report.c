@@ -91,8 +91,8 @@ static void rm_tree_flat(const char *dir)
 
 /* Draws the plots into a temporary folder; *tmpdir set (to remove) when
  * made. Returns plot_run's or plot_sweep's code, err set on failure. */
-static int draw_plots(char *tmpdir, size_t tlen, const analyze_run_t *run, const char *run_dir,
-                      const char *sweep_csv, char *err, size_t errlen)
+static int draw_plots(char *tmpdir, size_t tlen, const analyze_run_t *run, const analyze_opts_t *opts,
+                      const char *run_dir, const char *sweep_csv, char *err, size_t errlen)
 {
     const char *base = getenv("TMPDIR");
     snprintf(tmpdir, tlen, "%s/zkbench-report-XXXXXX", base && *base ? base : "/tmp");
@@ -103,7 +103,7 @@ static int draw_plots(char *tmpdir, size_t tlen, const analyze_run_t *run, const
         return -e;
     }
     char written[256];
-    return run ? plot_run(run, run_dir, tmpdir, written, sizeof written, err, errlen)
+    return run ? plot_run(run, opts, run_dir, tmpdir, written, sizeof written, err, errlen)
                : plot_sweep(sweep_csv, tmpdir, err, errlen);
 }
 
@@ -214,7 +214,7 @@ static void write_run_page(FILE *f, const char *run_dir, const analyze_run_t *ru
                  circuit ? circuit : "", r->samples, r->proofs_done);
     page_head(f, run_dir, kind);
     fputs("<nav><a href=\"#verdict\">verdict</a><a href=\"#plots\">plots</a><a href=\"#layers\">layers</a>"
-          "<a href=\"#capacity\">capacity</a><a href=\"#more-plots\">buffers</a><a href=\"#times\">times</a><a href=\"#settings\">settings</a>"
+          "<a href=\"#capacity\">capacity</a><a href=\"#what-if\">what-if</a><a href=\"#more-plots\">buffers</a><a href=\"#times\">times</a><a href=\"#settings\">settings</a>"
           "<a href=\"#analysis\">full analysis</a></nav>\n",
           f);
     report_sec_verdict(f, r);
@@ -223,6 +223,10 @@ static void write_run_page(FILE *f, const char *run_dir, const analyze_run_t *ru
     report_sec_layers(f, r);
     report_sec_sites(f, r);
     report_sec_capacity(f, r);
+    char wsvg[PATH_MAX];
+    snprintf(wsvg, sizeof wsvg, "%s/whatif.svg", tmpdir);
+    report_sec_whatif(f, r, plot_rc >= 0 && access(wsvg, R_OK) == 0 ? wsvg : NULL,
+                      plot_rc < 0 ? "the plots are not in this report (see Memory over time)" : NULL);
     sec_plots(f, tmpdir, plot_rc, plot_err, r->watch, 1, 3, "more-plots", "Buffers");
     report_sec_times(f, run, r);
     report_sec_settings(f, rj);
@@ -288,7 +292,7 @@ static void write_sweep_page(FILE *f, const char *run_dir, const run_csv_t *c, c
     page_foot(f);
 }
 
-int report_write(const char *run_dir, const char *out_path, char *err, size_t errlen)
+int report_write(const char *run_dir, const analyze_opts_t *opts, const char *out_path, char *err, size_t errlen)
 {
     char def[PATH_MAX], samples[PATH_MAX], sweep_csv[PATH_MAX];
     if (!out_path) {
@@ -319,13 +323,13 @@ int report_write(const char *run_dir, const char *out_path, char *err, size_t er
             return errmsg_fail(err, errlen, -EINVAL, "%s: no rows, expected one row per pw", sweep_csv);
         }
     } else {
-        if ((rc = analyze_run_open(&run, &r, run_dir, NULL, err, errlen)) < 0)
+        if ((rc = analyze_run_open(&run, &r, run_dir, opts, err, errlen)) < 0)
             return rc;
     }
     struct out_file of;
     if ((rc = out_file_begin(&of, out_path, err, errlen)) == 0) {
         char tmpdir[PATH_MAX] = "", plot_err[768] = "";
-        int plot_rc = draw_plots(tmpdir, sizeof tmpdir, run, run_dir, sweep_csv, plot_err, sizeof plot_err);
+        int plot_rc = draw_plots(tmpdir, sizeof tmpdir, run, opts, run_dir, sweep_csv, plot_err, sizeof plot_err);
         FILE *f = fopen(of.tmp, "w");
         if (!f) {
             rc = -errno;

@@ -11,16 +11,18 @@
 
 #include <stddef.h>
 
+#include "harness/diagnose/analyze.h"
+
 /* Writes the report of run_dir (a batch or watch run, or a sweep folder
  * holding sweep.csv) to out_path (NULL: run_dir/report.html). The run is
  * loaded and analyzed before anything is written (as `zkbench analyze`
- * would, with its defaults; run.json is not changed); the page is written
+ * would, with opts; NULL: its defaults; run.json is not changed); the page is written
  * under a temporary name beside out_path and renamed at the end, so a
  * failure leaves no file. The plots are drawn with gnuplot into a
  * temporary folder, removed afterwards; without gnuplot the page says so
  * in their place. Returns 0, or -errno with one line in err: -ENOENT,
  * -ENOTDIR or -EINVAL for a missing or damaged run, the errno of out_path
  * when it cannot be written. */
-int report_write(const char *run_dir, const char *out_path, char *err, size_t errlen);
+int report_write(const char *run_dir, const analyze_opts_t *opts, const char *out_path, char *err, size_t errlen);
 
 #endif

@@ -21,6 +21,12 @@ void report_sec_layers(FILE *f, const analyze_result_t *r);
 void report_sec_sites(FILE *f, const analyze_result_t *r);
 /* The limit, the bytes a partition holds per state, the predicted peaks by pw. */
 void report_sec_capacity(FILE *f, const analyze_result_t *r);
+/* What each change would buy (analyze's what-if entries): the whatif
+ * figure (svg: its drawn SVG, NULL when none; no_plot: why the plots are
+ * missing, or NULL) and the entries as a table in their rank, model results
+ * only marked; a run without entries says why in one line, with no figure
+ * (report_whatif.c). */
+void report_sec_whatif(FILE *f, const analyze_result_t *r, const char *svg, const char *no_plot);
 /* Per-proof and per-stage times (batch), the proof boundaries (watch). */
 void report_sec_times(FILE *f, const analyze_run_t *run, const analyze_result_t *r);
 /* The run's settings and measurements from run.json (report_settings.c):

@@ -80,7 +80,7 @@ static const char *const run_names[] = {
  * --force, so a replaced run never shows the old run's figures */
 static const char *const run_derived[] = {
     "memory.png", "memory.svg", "kinds.png", "kinds.svg", "buffers.png", "buffers.svg",
-    "sweep.png", "sweep.svg", "report.html", NULL,
+    "whatif.png", "whatif.svg", "sweep.png", "sweep.svg", "report.html", NULL,
 };
 
 /* mkdir of dir with its parents; the last component must be new (EEXIST
