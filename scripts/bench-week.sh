@@ -22,7 +22,8 @@
 # and the end (the machine may be shared).
 #   scripts/bench-week.sh [BUILD_DIR] [SCRATCH_DIR]   (defaults: build, /tmp/zkbench-week)
 # Environment: SIZES (default "100000 1000000 10000000"), REAL_S, PARTS
-# (default "samples alloc real").
+# (default "samples alloc real"), MODES (the samples' ways of keeping rows,
+# default "thinned marks full").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build}
@@ -30,6 +31,7 @@ scratch=${2:-/tmp/zkbench-week}
 sizes=${SIZES:-100000 1000000 10000000}
 real_s=${REAL_S:-600}
 parts=${PARTS:-samples alloc real}
+modes=${MODES:-thinned marks full}
 zk=$PWD/$b/harness/zkbench
 bw=$PWD/$b/tests/watch/bench_week
 ba=$PWD/$b/tests/trace/bench_week_alloc
@@ -53,7 +55,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- harness tests || echo ' (with changes)')"
 echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "- command: scripts/bench-week.sh $b (SIZES=\"$sizes\" REAL_S=$real_s PARTS=\"$parts\")"
+echo "- command: scripts/bench-week.sh $b (SIZES=\"$sizes\" REAL_S=$real_s PARTS=\"$parts\" MODES=\"$modes\")"
 t_start=$(date +%s)
 
 if [[ " $parts " == *" samples "* ]]; then
@@ -62,7 +64,7 @@ if [[ " $parts " == *" samples "* ]]; then
   echo
   echo "| keeping | ticks | days | rows kept | samples.csv MB | procs.csv MB | CPU us/tick, last tenth (sys) | CPU us/tick, whole run | program peak RSS MiB | analyze s (CPU s) | analyze peak MiB | plot s (CPU s) |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-  for mode in thinned marks full; do
+  for mode in $modes; do
     case $mode in
       thinned) args=() ;;
       marks) args=(--marks) ;;
@@ -91,9 +93,10 @@ if [[ " $parts " == *" samples "* ]]; then
   echo
   echo "CPU per tick along the 10^7-tick runs (us, each block since the checkpoint before; in brackets the kernel's share, sys):"
   echo
-  echo "| keeping | $(awk 'NR > 1 {printf "%s%s", (NR > 2 ? " | " : ""), $1}' "$scratch/ck-thinned") |"
-  echo "| --- |$(awk 'NR > 1 {printf " ---: |"}' "$scratch/ck-thinned")"
-  for mode in thinned marks full; do
+  first=$(echo $modes | awk '{print $1}')
+  echo "| keeping | $(awk 'NR > 1 {printf "%s%s", (NR > 2 ? " | " : ""), $1}' "$scratch/ck-$first") |"
+  echo "| --- |$(awk 'NR > 1 {printf " ---: |"}' "$scratch/ck-$first")"
+  for mode in $modes; do
     echo "| $mode | $(awk 'NR > 1 {printf "%s%s (%s)", (NR > 2 ? " | " : ""), $3, $9}' "$scratch/ck-$mode") |"
   done
 fi
