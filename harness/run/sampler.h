@@ -92,8 +92,9 @@ struct sampler_config {
     void (*on_sample)(void *sample_ctx, const sample_t *x);
     void *sample_ctx;
     /* after thin_after_ms (> 0) of the run, rows by interval of
-     * thin_interval_ms: all around a proof mark, else the lowest and
-     * highest rss and the last (sample_thin.h); 0: every row */
+     * thin_interval_ms: every row within a second of a proof mark, and
+     * each interval's (or, where a mark splits it, each part's) lowest and
+     * highest rss and its last (sample_thin.h); 0: every row */
     double thin_after_ms, thin_interval_ms;
     /* no thread: the first reading sets up the sources (the tree's
      * procs.csv rows) and every row is one the caller hands to
