@@ -11,16 +11,6 @@
 
 void *volatile t_sink;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 __attribute__((noinline)) static void *big_leak(size_t n)
 {
     char *p = malloc(n);
@@ -43,12 +33,12 @@ int main(int argc, char **argv)
     size_t leaked = 0;
     long every = large ? small / large : small + 1;
     for (long i = 0, l = 0; i < small; i++) {
-        size_t k = (size_t)next() & 4095;
+        size_t k = (size_t)t_next() & 4095;
         free(ring[k]);
-        ring[k] = malloc(16 + (next() & 1008));
+        ring[k] = malloc(16 + (t_next() & 1008));
         ((char *)ring[k])[0] = 1;
         if (every && i % every == 0 && l < large) {
-            size_t n = MIB + (next() % (7 * MIB));
+            size_t n = MIB + (t_next() % (7 * MIB));
             if (l++ % 8 == 0) {
                 big_leak(n);
                 leaked += n;

@@ -17,16 +17,6 @@
 
 void *volatile t_sink;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 static void *cache[64];
 static void *ring[4096];
 
@@ -79,7 +69,7 @@ int main(int argc, char **argv)
     unsigned long long large = 0, leaked_n = 0, leaked = 0;
     for (unsigned long long i = 0; i < n; i++) {
         if (i % 10 == 9) {
-            size_t sz = MIB + (size_t)(next() % (3 * MIB));
+            size_t sz = MIB + (size_t)(t_next() % (3 * MIB));
             switch (large++ % 4) {
             case 0: synth_abc(sz); break;
             case 1: msm_scratch(sz); break;
@@ -93,7 +83,7 @@ int main(int argc, char **argv)
                 }
             }
         } else {
-            size_t k = (size_t)next() & 4095, sz = 16 + (size_t)(next() & 1008);
+            size_t k = (size_t)t_next() & 4095, sz = 16 + (size_t)(t_next() & 1008);
             switch (i % 3) {
             case 0: small_parse(k, sz); break;
             case 1: small_node(k, sz); break;
