@@ -37,5 +37,9 @@ int plot_sweep(const char *sweep_csv, const char *out_dir, char *err, size_t err
  * against the pw that fits now: "pw 3 → 4", "pw 4 → any", or "no limit
  * to fit a pw to" (the figure's and the report's words). */
 void plot_whatif_pw_text(char *buf, size_t len, const json_t *entry);
+/* The largest pw that fits now, from the same entry: "3", "none", or, where
+ * the occupancy bounds cap the memory below the limit, "any (pw above 5
+ * adds no memory)", so a title never reads "5" where the entries say any. */
+void plot_whatif_now_text(char *buf, size_t len, const json_t *entry, int largest_pw);
 
 #endif

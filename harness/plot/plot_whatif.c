@@ -26,6 +26,16 @@ static void cell(FILE *f, const char *s)
         fputc(*p < 32 || *p == 127 ? ' ' : *p == '"' ? '\'' : *p, f);
 }
 
+void plot_whatif_now_text(char *buf, size_t len, const json_t *e, int largest_pw)
+{
+    if (json_is_true(json_object_get(e, "largest_pw_now_any")))
+        snprintf(buf, len, "any (pw above %d adds no memory)", largest_pw);
+    else if (largest_pw >= 0)
+        snprintf(buf, len, "%d", largest_pw);
+    else
+        snprintf(buf, len, "none");
+}
+
 void plot_whatif_pw_text(char *buf, size_t len, const json_t *e)
 {
     const json_t *lp = json_object_get(e, "largest_pw"), *now = json_object_get(e, "largest_pw_now");
@@ -131,14 +141,16 @@ int plot_whatif(plot_ctx_t *c, char *err, size_t errlen)
     if (rc < 0 || !(f = plot_gp_open(c->tmp, "vars.gp", err, errlen)))
         return -EIO;
 
-    char t1[400], t2[400], b1[32], b2[32], b3[32], b4[32];
+    char t1[400], t2[400], b1[32], b2[32], b3[32], b4[64];
     snprintf(t1, sizeof t1, "%s: what each change saves at pw %d, ranked by the pw gained, then the peak saved",
              c->name, r->pw);
     double base = analyze_predict_peak(r, r->pw);
     if (isfinite(r->limit_rss))
         snprintf(t2, sizeof t2, "predicted peak RSS %s; limit %s less %.0f%%: %s; largest pw that fits now %s",
                  fmt_bytes(b1, base), fmt_bytes(b2, r->ram_bytes), 100 * r->margin, fmt_bytes(b3, r->limit_rss),
-                 r->largest_pw >= 0 ? (snprintf(b4, sizeof b4, "%d", r->largest_pw), b4) : "none");
+                 (plot_whatif_now_text(b4, sizeof b4, json_array_get(json_object_get(r->json, "what_if"), 0),
+                                       r->largest_pw),
+                  b4));
     else
         snprintf(t2, sizeof t2, "predicted peak RSS %s; no RAM size or memory limit to fit a pw to",
                  fmt_bytes(b1, base));

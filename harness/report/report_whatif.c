@@ -41,11 +41,11 @@ void report_sec_whatif(FILE *f, const analyze_result_t *r, const char *svg, cons
         fputs(".</p>\n", f);
         return;
     }
-    char a[32], b[32], c[32];
+    char a[32], b[64], c[32];
     fprintf(f, "<p>The capacity model with one thing changed, at this run's pw %d", r->pw);
     if (isfinite(r->limit_rss))
         fprintf(f, ", against the limit less its margin, %s (largest pw that fits now: %s)", sz(a, r->limit_rss),
-                r->largest_pw >= 0 ? (snprintf(b, sizeof b, "%d", r->largest_pw), b) : "none");
+                (plot_whatif_now_text(b, sizeof b, json_array_get(arr, 0), r->largest_pw), b));
     fputs("; ranked by the pw gained, then the peak saved. Each change names the switch of zkbench batch that "
           "makes it, or is a model result only.</p>\n",
           f);

@@ -283,6 +283,18 @@ else:
     if rc == 0:
         check_report(open(os.path.join(tmp, "cap-default.html")).read(), jd, "capacity report, default limit")
 
+def check_now(texts, j, what):
+    """The title's largest pw now agrees with the entries' (any, or the number)."""
+    e = j["what_if"][0]
+    want = "fits now any" if e["largest_pw_now_any"] else "fits now %d" % e["largest_pw_now"]
+    if not any(s.startswith("predicted peak RSS") and want in s for s in texts):
+        fail("%s: the title's largest pw now is not the entries' (%r): %s"
+             % (what, want, [s for s in texts if "fits now" in s]))
+
+
+if j.get("verdict") == "capacity" and j.get("what_if"):
+    check_now(texts, j, "capacity run")
+
 # ---- a model-only entry: the GPU run of results/h200 ----
 gj = analyze(gpu_run)
 if not any(not e["checkable"] for e in gj.get("what_if", [])):
@@ -292,7 +304,7 @@ else:
     rc, o, e = run("plot", gpu_run, "--out", out)
     if rc != 0 or e:
         fail("plot %s: exit %d %r" % (gpu_run, rc, e))
-    check_figure(os.path.join(out, "whatif.svg"), gj, "gpu run")
+    check_now(check_figure(os.path.join(out, "whatif.svg"), gj, "gpu run") or set(), gj, "gpu run")
     page_path = os.path.join(tmp, "gpu.html")
     rc, o, e = run("report", gpu_run, "-o", page_path)
     if rc == 0:
