@@ -33,6 +33,7 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v pgrep >/dev/null 2>&1 || missing+=(procps)
 command -v heaptrack >/dev/null 2>&1 || missing+=(heaptrack)
+[ -x /usr/bin/time ] || missing+=(time) # GNU time: peak RSS of a command (tests/hostile/test_stream.sh)
 
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive

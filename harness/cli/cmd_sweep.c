@@ -27,6 +27,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/sweep_command.h"
 #include "harness/cli/sweep_table.h"
+#include "harness/run/memcap.h"
 #include "harness/run/run_files.h"
 #include "harness/run/units.h"
 
@@ -253,6 +254,14 @@ int cmd_sweep(int argc, char **argv)
         return free(fwd), cli_error(2, "sweep: --verify needs --mem-limit (the cap under which the kill is checked)");
     if (!isfinite(margin))
         margin = mem_limit ? 0.0 : 0.10; /* a cgroup's limit is exact; RAM is shared with others */
+    if (mem_limit) {
+        /* a cap this machine cannot make fails here, once, not in every point */
+        memcap_t *probe = NULL;
+        char err[512] = "";
+        if (memcap_new(&probe, mem_limit, err, sizeof err) < 0)
+            return free(fwd), cli_error(2, "sweep: --mem-limit: %s", err);
+        memcap_free(probe);
+    }
     if (cmd) {
         /* any prover: batch's options but --sample-ms mean nothing to it */
         const char *sample_ms = NULL;

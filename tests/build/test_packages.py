@@ -7,8 +7,8 @@ which neither installed, so a fresh machine failed six checks).
 
 test_packages.py SOURCE_ROOT
 
-The programs: the first word of every command in the scripts the two
-commands run and in tests/ (shell: after a line start, |, ;, &&, ||, $(,
+The programs: the first word of every command (a name, or a path in a bin
+folder such as /usr/bin/time) in the scripts the two commands run and in tests/ (shell: after a line start, |, ;, &&, ||, $(,
 backquote, then, do, else, !, exec, nice, timeout; heredocs, comments and
 quoted text left out), the literal first element of a subprocess argument
 list and shutil.which("...") in Python, find_program('...') in meson.build.
@@ -108,7 +108,10 @@ def shell_commands(path):
                              words[0] in ("nice", "timeout", "exec", "command", "time", "sudo", "-n", "!") or
                              re.fullmatch(r"-?[0-9]+[smh]?", words[0])):
                 words = words[1:]
-            if words and re.fullmatch(r"[a-z][a-z0-9_.+-]*", words[0]) and words[0] not in SHELL_WORDS:
+            # a program by name, or by its path in a bin folder (/usr/bin/time, GNU time, is not the
+            # shell's time keyword)
+            if words and (re.fullmatch(r"[a-z][a-z0-9_.+-]*", words[0]) and words[0] not in SHELL_WORDS or
+                          re.fullmatch(r"/(?:usr/)?s?bin/[a-z][a-z0-9_.+-]*", words[0])):
                 out.append((words[0], no))
     return out
 

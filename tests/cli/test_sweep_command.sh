@@ -141,5 +141,12 @@ bad "--concurrency with a command" --pw 1,2 --concurrency 2 -- "$knob" {pw} 40
 bad "a batch option with a command" --pw 1,2 --circuit synthetic -- "$knob" {pw} 40
 bad "--mark without a command" --pw 1,2 --mark done --circuit synthetic
 bad "--verify without --mem-limit" --pw 1,2 --verify -- "$knob" {pw} 40
+# a cap this machine cannot make: said once before any point runs (a folder
+# that is no memory cgroup stands in for a machine without one)
+mkdir -p "$tmp/not-a-cgroup"
+ZKBENCH_CGROUP_ROOT=$tmp/not-a-cgroup bad "--mem-limit without a memory cgroup" --pw 1,2 --mem-limit 200M -- "$knob" {pw} 40
+grep -q "^zkbench: sweep: --mem-limit: .*not a memory cgroup" "$tmp/err" || fail "no cgroup: $(cat "$tmp/err")"
+ZKBENCH_CGROUP_ROOT=$tmp/not-a-cgroup bad "--mem-limit without a memory cgroup (batch sweep)" --pw 1,2 --mem-limit 200M \
+  --circuit porep:constraints=2^10
 
 lib_done "sweep of a command: all checks passed"
