@@ -50,8 +50,10 @@ echo "main.sh: exit 0 in $((SECONDS - t0)) s"
 cd /tmp
 command -v zkbench
 zkbench -V
-zkbench analyze /root/zkbench/results/runs/main | head -3
-man zkbench 2>/dev/null | head -3
+zkbench analyze /root/zkbench/results/runs/main >/tmp/analyze.txt
+head -3 /tmp/analyze.txt
+man zkbench >/tmp/man.txt 2>/dev/null
+head -3 /tmp/man.txt
 cd /root/zkbench
 t0=$SECONDS
 bash scripts/test.sh
