@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/run/run_clock.h"
+
 extern char **environ;
 
 /* analyze's JSON of a long run is some hundred KiB; past this it is not one */
@@ -32,13 +34,6 @@ struct metrics_verdict {
     pthread_cond_t wake;
     bool stop;
 };
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 struct out_buf {
     char *p;
@@ -98,9 +93,9 @@ static int run_analyze(const struct metrics_verdict_config *c, struct out_buf *o
     struct pollfd fds[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
     struct out_buf *bufs[2] = {out, errb};
     int open_fds = 2;
-    double deadline = now_s() + METRICS_VERDICT_TIMEOUT_S;
+    double deadline = run_clock_now() + METRICS_VERDICT_TIMEOUT_S;
     while (open_fds > 0 && rc == 0) {
-        double left = deadline - now_s();
+        double left = deadline - run_clock_now();
         if (left <= 0) {
             rc = -ETIMEDOUT;
             break;

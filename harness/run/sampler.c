@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness/run/proc_tree.h"
+#include "harness/run/run_clock.h"
 #include "kernels/kernels.h"
 
 enum je_stat {
@@ -103,13 +104,6 @@ struct sampler {
     sample_thin_t *thin; /* after cfg.thin_after_ms: rows by interval, or NULL */
     uint64_t last_done;  /* proofs_done of the last tick recorded */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void je_init(sampler_t *s)
 {
@@ -261,11 +255,11 @@ static int tree_read(sampler_t *s, sample_t *out)
     if (n < 0)
         return n;
     if (s->cfg.cgroup)
-        s->cg_gone_s = out->cg_ok ? 0 : s->cg_gone_s > 0 ? s->cg_gone_s : now_s();
+        s->cg_gone_s = out->cg_ok ? 0 : s->cg_gone_s > 0 ? s->cg_gone_s : run_clock_now();
     /* the processes ended, or the cgroup has been gone for the grace (a
      * restarted service's cgroup comes back within it: its files are
      * reopened, and the rows between have empty cg_ cells) */
-    if (n == 0 && !out->cg_ok && (!s->cfg.cgroup || now_s() - s->cg_gone_s >= sampler_cgroup_grace_s()))
+    if (n == 0 && !out->cg_ok && (!s->cfg.cgroup || run_clock_now() - s->cg_gone_s >= sampler_cgroup_grace_s()))
         return -ESRCH;
     size_t np;
     const struct proc_tree_proc *p = proc_tree_procs(s->tree, &np);
@@ -338,7 +332,7 @@ static void util_read(sampler_t *s, sample_t *out)
 int sampler_read(sampler_t *s, sample_t *out)
 {
     pthread_mutex_lock(&s->read_lock);
-    double t0 = now_s();
+    double t0 = run_clock_now();
     memset(out, 0, sizeof *out);
     out->t_ms = (t0 - s->cfg.t0) * 1e3;
     if (s->self) {
@@ -357,7 +351,7 @@ int sampler_read(sampler_t *s, sample_t *out)
             util_read(s, out);
         if (s->self && s->cfg.occupancy)
             s->cfg.occupancy(s->cfg.ctx, out->occ);
-        out->tick_us = (now_s() - t0) * 1e6;
+        out->tick_us = (run_clock_now() - t0) * 1e6;
     }
     pthread_mutex_unlock(&s->read_lock);
     return rc;

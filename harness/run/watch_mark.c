@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness/run/proc_tree.h"
+#include "harness/run/run_clock.h"
 
 #define MARK_LINE_MAX 65536 /* a longer line is matched on its start */
 #define MARK_NAME_MAX 200   /* marks.csv's name: the line, truncated */
@@ -44,13 +45,6 @@ struct watch_mark {
     ino_t fino;
     off_t foff;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int watch_mark_new(watch_mark_t **ret, const char *regex, char *err, size_t errlen)
 {
@@ -135,7 +129,7 @@ static void mark_line(watch_mark_t *m, int s)
     if (m->csv_err)
         return; /* counting goes on; the file keeps its whole rows */
     char row[MARK_NAME_MAX + 64];
-    int n = snprintf(row, sizeof row, "%.3f,%d,%s,%s\n", (now_s() - m->t0) * 1e3, (int)m->pid,
+    int n = snprintf(row, sizeof row, "%.3f,%d,%s,%s\n", (run_clock_now() - m->t0) * 1e3, (int)m->pid,
                      m->follow ? "file" : "output", name);
     if (fwrite(row, 1, (size_t)n, m->csv) != (size_t)n || fflush(m->csv) != 0) {
         m->csv_err = errno ? -errno : -EIO;
@@ -245,7 +239,7 @@ static void *mark_main(void *arg)
             }
         if (n == 0)
             break;
-        if (atomic_load(&m->finish) && now_s() > m->deadline)
+        if (atomic_load(&m->finish) && run_clock_now() > m->deadline)
             break;
         int r = poll(pf, n, 50);
         if (r < 0 && errno != EINTR)
@@ -294,7 +288,7 @@ void watch_mark_finish(watch_mark_t *m, unsigned linger_ms)
 {
     if (!m || !m->started)
         return;
-    m->deadline = now_s() + linger_ms * 1e-3;
+    m->deadline = run_clock_now() + linger_ms * 1e-3;
     atomic_store(&m->finish, true);
     pthread_join(m->thread, NULL);
     m->started = false;
