@@ -94,19 +94,27 @@ echo "| --- | --- | --- | --- | --- | --- |"
 for pw in $pws; do
   echo "| fixed pw $pw | none | 0 | ${med[$pw]} | $(mib ${peak[$pw]}) | |"
 done
-declare -A cmed
-for pw in $pws; do
-  n=1
-  [ "$pw" = "$best" ] && n=$reps
-  exits=() ts=() hi=0
+# repeats NAME N CAP ARGS...: N runs NAME-1..N under CAP; sets exits (each
+# run's exit), m (the median s/proof of those that completed, nan if none)
+# and hi (the highest cgroup peak)
+repeats() {
+  local name=$1 n=$2 cap=$3 r rc t pk rss ts=()
+  shift 3
+  exits=() hi=0
   for r in $(seq "$n"); do
-    read -r rc t pk rss < <(run "c$pw-$r" "$cap" --pw "$pw")
+    read -r rc t pk rss < <(run "$name-$r" "$cap" "$@")
     exits+=("$rc")
     [ "$rc" = 0 ] && ts+=("$t")
     [ "$pk" -gt "$hi" ] && hi=$pk
   done
   m=nan
-  [ ${#ts[@]} -gt 0 ] && m=$(median "${ts[@]}")
+  if [ ${#ts[@]} -gt 0 ]; then m=$(median "${ts[@]}"); fi
+}
+declare -A cmed
+for pw in $pws; do
+  n=1
+  [ "$pw" = "$best" ] && n=$reps
+  repeats "c$pw" "$n" "$cap" --pw "$pw"
   cmed[$pw]=$m
   echo "| fixed pw $pw | $(mib $cap) MiB | ${exits[*]} | $m | $(mib $hi) | |"
 done
@@ -115,15 +123,7 @@ maxpw=$(echo $pws | tr ' ' '\n' | sort -n | tail -1)
 for how in learned model; do
   extra=()
   [ $how = model ] && extra=(--model "$tmp/u$best-1")
-  exits=() ts=() hi=0
-  for r in $(seq "$reps"); do
-    read -r rc t pk rss < <(run "b$how-$r" "$cap" --pw "$maxpw" --mem-budget "$cap" "${extra[@]}")
-    exits+=("$rc")
-    [ "$rc" = 0 ] && ts+=("$t")
-    [ "$pk" -gt "$hi" ] && hi=$pk
-  done
-  m=nan
-  [ ${#ts[@]} -gt 0 ] && m=$(median "${ts[@]}")
+  repeats "b$how" "$reps" "$cap" --pw "$maxpw" --mem-budget "$cap" "${extra[@]}"
   rel=$(python3 -c "import math; m=float('$m'); print('' if math.isnan(m) else f'{(m / $ref - 1) * 100:+.1f} %')")
   echo "| --mem-budget $(mib $cap)M, pw ceiling $maxpw, model $how | $(mib $cap) MiB | ${exits[*]} | $m | $(mib $hi) | $rel |"
 done
