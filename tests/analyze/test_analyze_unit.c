@@ -12,19 +12,9 @@
 
 #include "harness/diagnose/analyze.h"
 #include "harness/run/run_csv.h"
+#include "tests/check.h"
 
-static int fails;
 static unsigned long seed;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "FAIL %s:%d (seed %lu): ", __FILE__, __LINE__, seed);                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 static int warnings;
 static void count_warning(const char *msg)
@@ -255,10 +245,7 @@ static void test_csv(void)
 
 int main(void)
 {
-    seed = (unsigned long)getpid();
-    if (getenv("ZKB_SEED"))
-        seed = strtoul(getenv("ZKB_SEED"), NULL, 10);
-    srand((unsigned)seed);
+    seed = check_seed_init();
     test_ols_exact();
     test_ols_se();
     test_t95();

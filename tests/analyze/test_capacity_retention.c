@@ -10,18 +10,8 @@
 
 #include "harness/diagnose/capacity.h"
 #include "harness/diagnose/capacity_retention.h"
+#include "tests/check.h"
 
-static int fails;
-
-#define CHECK(cond, ...)                                                                                         \
-    do {                                                                                                         \
-        if (!(cond)) {                                                                                           \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                                        \
-            fputc('\n', stderr);                                                                                 \
-            fails++;                                                                                             \
-        }                                                                                                        \
-    } while (0)
 
 #define MIB 1048576.0
 

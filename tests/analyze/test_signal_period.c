@@ -13,19 +13,9 @@
 #include <unistd.h>
 
 #include "harness/diagnose/signal_period.h"
+#include "tests/check.h"
 
-static int fails;
 static unsigned long seed;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "FAIL %s:%d (seed %lu): ", __FILE__, __LINE__, seed);                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 #define MIB 1048576.0
 #define PI 3.14159265358979323846
@@ -161,10 +151,7 @@ static void test_edges(void)
 
 int main(void)
 {
-    seed = (unsigned long)getpid();
-    if (getenv("ZKB_SEED"))
-        seed = strtoul(getenv("ZKB_SEED"), NULL, 10);
-    srand((unsigned)seed);
+    seed = check_seed_init();
     test_known_periods();
     test_alias();
     test_no_period();

@@ -13,18 +13,8 @@
 
 #include "harness/run/console.h"
 #include "harness/run/run_clock.h"
+#include "tests/check.h"
 
-static int fails;
-
-#define CHECK(cond, ...)                                                                                             \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                                            \
-            fputc('\n', stderr);                                                                                     \
-            fails++;                                                                                                 \
-        }                                                                                                            \
-    } while (0)
 
 static void near(double got, double want, const char *what)
 {

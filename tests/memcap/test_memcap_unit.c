@@ -20,20 +20,10 @@
 #include <unistd.h>
 
 #include "harness/run/memcap.h"
+#include "tests/check.h"
 
 #define MIB (1ull << 20)
 
-static int fails;
-
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                            \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-            fails++;                                                                                                   \
-        }                                                                                                              \
-    } while (0)
 
 /* memcap_new must fail with want (an -errno) and a message holding needle. */
 static void expect_refusal(const char *root, uint64_t limit, int want, const char *needle)
