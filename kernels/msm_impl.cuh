@@ -465,7 +465,22 @@ static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t
         xyzz_t *buck = (xyzz_t *)(pass ? ws->pbuck.p : ws->buck.p);
         if (pass)
             CUDA_TRY(cudaMemsetAsync(buck, 0, (size_t)nb * sizeof(xyzz_t), ws->s0)); /* infinity */
-        msm_accumulate_kernel<F, msm_accumulate_min_blocks<F>()><<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
+        typedef typename msm_acc_field<F>::type acc_t;
+        /* EXPERIMENT (removed after the H200 run): ZKBENCH_MSM_G2_ACC=thread|pair3|pair4 */
+        const char *ex = msm_is_g2<F>() ? getenv("ZKBENCH_MSM_G2_ACC") : NULL;
+        if (ex && !strcmp(ex, "thread"))
+            msm_accumulate_kernel<F, F, msm_accumulate_min_blocks<F>()>
+                <<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
+                dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
+                chunks, buck, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
+        else if (ex && !strcmp(ex, "pair4"))
+            msm_accumulate_kernel<F, acc_t, 4>
+                <<<blocks_for((size_t)chunks * msm_acc_lanes<acc_t>::n, 128), 128, 0, ws->s0>>>(
+                dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
+                chunks, buck, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
+        else
+        msm_accumulate_kernel<F, acc_t, msm_accumulate_min_blocks<acc_t>()>
+            <<<blocks_for((size_t)chunks * msm_acc_lanes<acc_t>::n, 128), 128, 0, ws->s0>>>(
             dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,
             buck, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
         if ((rc = CUDA_CHECK_LAUNCH("msm_accumulate_kernel")) < 0)
@@ -480,7 +495,7 @@ static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t
             if ((rc = CUDA_CHECK_LAUNCH("msm_merge_kernel")) < 0)
                 return rc;
         }
-        msm_ones_kernel<F><<<MSM_ONES_THREADS / 128, 128, 0, ws->s0>>>(
+        msm_ones_kernel<F, acc_t><<<MSM_ONES_THREADS * msm_acc_lanes<acc_t>::n / 128, 128, 0, ws->s0>>>(
             dev_bases, vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
             (xyzz_t *)ws->ones[0].p);
         if ((rc = CUDA_CHECK_LAUNCH("msm_ones_kernel")) < 0)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "kernels/curve.cuh"
+#include "kernels/fp2_pair.cuh"
 #include "kernels/msm_digits.cuh"
 
 /* The G2 instance (coordinates in Fp2, 96 bytes) rather than G1's (Fp). */
@@ -107,6 +108,60 @@ __device__ __forceinline__ void msm_load(dev_affine_t<F> &p,
         field_neg(p.y, p.y);
 }
 
+/* ---- the accumulation's arithmetic: a thread or a pair of lanes -------- */
+
+/* The field a bucket sum is computed in for points over F: F itself on one
+ * thread (G1), Fp2 on a pair of lanes for G2 (fp2_pair.cuh says why). */
+template <class F>
+struct msm_acc_field {
+    typedef F type;
+};
+template <>
+struct msm_acc_field<dev_fp2_t> {
+    typedef dev_fp2_pair_t type;
+};
+
+/* Threads that hold one accumulator of A. */
+template <class A>
+struct msm_acc_lanes {
+    static constexpr unsigned n = 1;
+};
+template <>
+struct msm_acc_lanes<dev_fp2_pair_t> {
+    static constexpr unsigned n = 2;
+};
+
+/* This lane's part of base v (signed, as msm_load). */
+__device__ __forceinline__ void msm_load(dev_affine_t<dev_fp2_pair_t> &p, const dev_affine_t<dev_fp2_t> *bases,
+                                         uint32_t v)
+{
+    fp2_pair_load(p, bases[v & 0x7fffffffu]);
+    if (v >> 31)
+        field_neg(p.y, p.y);
+}
+
+/* A bucket sum into memory: the whole point, or this lane's part of it. */
+template <class F>
+__device__ __forceinline__ void msm_store(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &a)
+{
+    r = a;
+}
+__device__ __forceinline__ void msm_store(dev_xyzz_t<dev_fp2_t> &r, const dev_xyzz_t<dev_fp2_pair_t> &a)
+{
+    fp2_pair_store(r, a);
+}
+
+/* The inverse of msm_store: a bucket sum from memory into A. */
+template <class F>
+__device__ __forceinline__ void msm_fetch(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &a)
+{
+    r = a;
+}
+__device__ __forceinline__ void msm_fetch(dev_xyzz_t<dev_fp2_pair_t> &r, const dev_xyzz_t<dev_fp2_t> &a)
+{
+    fp2_pair_fetch(r, a);
+}
+
 /* Chunk t of the count = start[nb + 1] pairs of real buckets: [lo, hi). */
 __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t count, uint32_t &lo, uint32_t &hi)
 {
@@ -120,15 +175,17 @@ __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t 
  * 242 registers, 8 warps an SM; held to 128 it spills nothing, and on the
  * H200 (one call, 2026-12-03) G1 with resident bases took 226.9 ms at 2^24
  * where 242 registers took 351.1 (2^22: 61.9 / 93.0, 2^20: 21.3 / 28.5).
- * G2 needs its 255 registers: held to 168 or 128 it spills 1.4-3 KiB a
- * thread and took 1595 and 1281 ms at 2^24 against 993. */
-template <class F>
+ * G2 on one thread needed its 255 registers (held to 168 or 128 it spilled
+ * 1.4-3 KiB a thread and took 1595 and 1281 ms at 2^24 against 993); on a
+ * pair of lanes a thread holds what a G1 thread does. */
+template <class A>
 constexpr int msm_accumulate_min_blocks()
 {
-    return msm_is_g2<F>() ? 1 : 4;
+    return msm_is_g2<A>() ? 1 : msm_acc_lanes<A>::n == 2 ? 3 : 4;
 }
 
-/* One thread per chunk of the sorted pairs: each run of one bucket is
+/* One thread per chunk of the sorted pairs (for G2 a pair of lanes: the
+ * sums are computed in A, msm_acc_field): each run of one bucket is
  * summed; a run that is its whole bucket is added to buckets[k], else it is
  * a piece of a bucket crossing chunks: the chunk's first run goes to
  * head[t], its last to tail[t] (both when they are one run). Every thread
@@ -140,7 +197,7 @@ constexpr int msm_accumulate_min_blocks()
  * call of the full addition here put the accumulator in local memory, and
  * passes ran 2-3x slower on the H200. Empty buckets must be zeroed
  * (infinity) before. */
-template <class F, int MINB>
+template <class F, class A, int MINB>
 __global__ void __launch_bounds__(128, MINB)
 msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
                       const uint32_t *__restrict__ keys,
@@ -150,7 +207,7 @@ msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
                       uint32_t chunks, dev_xyzz_t<F> *buckets,
                       dev_xyzz_t<F> *head, dev_xyzz_t<F> *tail)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, lo, hi;
+    uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / msm_acc_lanes<A>::n, lo, hi;
     if (t >= chunks)
         return;
     msm_chunk(t, chunks, start[nb + 1], lo, hi);
@@ -158,18 +215,18 @@ msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
         return;
     uint32_t k = keys[lo], b0 = start[k], b1 = end[k];
     bool first = true;
-    dev_xyzz_t<F> acc;
+    dev_xyzz_t<A> acc;
     xyzz_set_inf(acc);
     for (uint32_t j = lo;; j++) {
         if (j == b1 || j == hi) {
             /* the run of bucket k ends here */
             if (b0 >= lo && b1 <= hi) {
-                buckets[k] = acc;
+                msm_store(buckets[k], acc);
             } else {
                 if (first)
-                    head[t] = acc;
+                    msm_store(head[t], acc);
                 if (b1 > hi)
-                    tail[t] = acc;
+                    msm_store(tail[t], acc);
             }
             if (j == hi)
                 break;
@@ -179,7 +236,7 @@ msm_accumulate_kernel(const dev_affine_t<F> *__restrict__ bases,
             first = false;
             xyzz_set_inf(acc);
         }
-        dev_affine_t<F> p;
+        dev_affine_t<A> p;
         msm_load(p, bases, vals[j]);
         xyzz_add_mixed(acc, acc, p);
     }
@@ -230,23 +287,25 @@ msm_merge_kernel(dev_xyzz_t<F> *total, const dev_xyzz_t<F> *pass, uint32_t nb)
     total[k] = sum;
 }
 
-/* Partial sums of the points of scalars 1 (key nb), added to out: thread
- * t takes every T-th of them. */
-template <class F>
+/* Partial sums of the points of scalars 1 (key nb), added to out: sum t
+ * (a thread, or a pair of lanes in A as in the accumulation) takes every
+ * T-th of them. */
+template <class F, class A>
 __global__ void __launch_bounds__(128)
 msm_ones_kernel(const dev_affine_t<F> *__restrict__ bases,
                 const uint32_t *__restrict__ vals, const uint32_t *start,
                 const uint32_t *end, uint32_t nb, dev_xyzz_t<F> *out)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t T = gridDim.x * blockDim.x;
-    dev_xyzz_t<F> acc = out[t];
+    uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / msm_acc_lanes<A>::n;
+    uint32_t T = gridDim.x * blockDim.x / msm_acc_lanes<A>::n;
+    dev_xyzz_t<A> acc;
+    msm_fetch(acc, out[t]);
     for (uint32_t j = start[nb] + t, e = end[nb]; j < e; j += T) {
-        dev_affine_t<F> p;
+        dev_affine_t<A> p;
         msm_load(p, bases, vals[j]);
         xyzz_add_mixed(acc, acc, p);
     }
-    out[t] = acc;
+    msm_store(out[t], acc);
 }
 
 /* [k]p for a small k (double and add). */

@@ -2,7 +2,9 @@
  * The device field algorithms of kernels/field.cuh, run on the host (where
  * its PTX carry primitives are emulated) against arith/field: add, sub,
  * neg, dbl, mul, sqr of Fr, Fp and Fp2 on edge values paired with each
- * other and on fresh random values. Needs nvcc but no GPU, so the limb-level
+ * other and on fresh random values; the sum of two products of Fp and the
+ * lane formulas of Fp2 on a pair of lanes (fp2_pair.cuh), both lanes run
+ * one after the other here. Needs nvcc but no GPU, so the limb-level
  * logic of the kernels is checked on every machine that builds them; the
  * PTX itself (and the compiler's handling of its carry flag) is checked on a
  * GPU by test_gpu_field.
@@ -13,6 +15,7 @@
 #include <gmp.h>
 
 #include "kernels/field.cuh"
+#include "kernels/fp2_pair.cuh"
 
 /* <math.h>, which the CUDA headers pull in, declares FP_ZERO (a floating-
  * point class) and fp.h a constant of the same name: rename fp.h's, which
@@ -161,11 +164,87 @@ static void check_field(const char *name, int n_random)
     }
 }
 
+/* (a b + c d) / R by field_mul_sum against the reference's a b + c d. */
+static void check_mul_sum(int n_random)
+{
+    static fp_t e[8];
+    int ne = edges(e);
+    long bad = 0;
+    int total = ne * ne * ne * ne + n_random;
+    for (int k = 0; k < total; k++) {
+        fp_t a, b, c, d, want, t;
+        if (k < ne * ne * ne * ne) {
+            a = e[k % ne];
+            b = e[k / ne % ne];
+            c = e[k / (ne * ne) % ne];
+            d = e[k / (ne * ne * ne)];
+        } else {
+            test_rand_fp(&a);
+            test_rand_fp(&b);
+            test_rand_fp(&c);
+            test_rand_fp(&d);
+        }
+        fp_mul(&want, &a, &b);
+        fp_mul(&t, &c, &d);
+        fp_add(&want, &want, &t);
+        dev_fp_t x, y, z, w, got;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        memcpy(&z, &c, sizeof z);
+        memcpy(&w, &d, sizeof w);
+        field_mul_sum(got, x, y, z, w);
+        if (memcmp(&want, &got, sizeof want) != 0 && bad++ < 3)
+            fprintf(stderr, "fp mul_sum: case %d differs\n", k);
+    }
+    CHECK(bad == 0);
+}
+
+/* Both lanes of a pair from their own and their partner's halves, against
+ * fp2_mul and fp2_sqr. */
+static void check_pair(int n_random)
+{
+    static fp2_t e[64];
+    int ne = edges(e);
+    long bad = 0;
+    int total = ne * ne + n_random;
+    for (int k = 0; k < total; k++) {
+        fp2_t a, b, want, got;
+        if (k < ne * ne) {
+            a = e[k / ne];
+            b = e[k % ne];
+        } else {
+            rand_elem(&a);
+            rand_elem(&b);
+        }
+        dev_fp2_t x, y;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        for (int sq = 0; sq < 2; sq++) {
+            dev_fp2_t r;
+            if (sq) {
+                fp2_sqr(&want, &a);
+                fp2_pair_sqr_lane(r.c0, false, x.c0, x.c1);
+                fp2_pair_sqr_lane(r.c1, true, x.c1, x.c0);
+            } else {
+                fp2_mul(&want, &a, &b);
+                fp2_pair_mul_lane(r.c0, false, x.c0, y.c0, x.c1, y.c1);
+                fp2_pair_mul_lane(r.c1, true, x.c1, y.c1, x.c0, y.c0);
+            }
+            memcpy(&got, &r, sizeof got);
+            if (memcmp(&want, &got, sizeof want) != 0 && bad++ < 3)
+                fprintf(stderr, "fp2 pair %s: case %d differs\n", sq ? "sqr" : "mul", k);
+        }
+    }
+    CHECK(bad == 0);
+}
+
 int main(void)
 {
     test_init("test_gpu_field_host");
     check_field<dev_fr_t, fr_t>("fr", 20000);
     check_field<dev_fp_t, fp_t>("fp", 20000);
     check_field<dev_fp2_t, fp2_t>("fp2", 5000);
+    check_mul_sum(20000);
+    check_pair(5000);
     return test_finish();
 }
