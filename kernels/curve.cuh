@@ -137,10 +137,18 @@ CURVE_COLD void xyzz_add(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &a,
     field_sub(u2, u2, u1);
     field_sub(rr, s2, s1);
     if (field_is_zero(u2)) {
-        if (field_is_zero(rr))
-            xyzz_dbl(r, a);
-        else
+        if (field_is_zero(rr)) {
+            /* through copies, as in xyzz_add_mixed: handed the caller's
+             * accumulator itself (r and a one variable), the G2 group sums
+             * read a stray local address in the addition after a doubling
+             * (compute-sanitizer on the H200, 2026-12-03, a test seed whose
+             * partial sums met twice) */
+            dev_xyzz_t<F> aa = a, d;
+            xyzz_dbl(d, aa);
+            r = d;
+        } else {
             xyzz_set_inf(r);
+        }
         return;
     }
     field_sqr(pp, u2);

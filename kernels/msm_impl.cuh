@@ -466,19 +466,6 @@ static int msm_pass_buckets(struct msm_ws *ws, const struct msm_plan *pl, size_t
         if (pass)
             CUDA_TRY(cudaMemsetAsync(buck, 0, (size_t)nb * sizeof(xyzz_t), ws->s0)); /* infinity */
         typedef typename msm_acc_field<F>::type acc_t;
-        /* EXPERIMENT (removed after the H200 run): ZKBENCH_MSM_G2_ACC=thread|pair3|pair4 */
-        const char *ex = msm_is_g2<F>() ? getenv("ZKBENCH_MSM_G2_ACC") : NULL;
-        if (ex && !strcmp(ex, "thread"))
-            msm_accumulate_kernel<F, F, msm_accumulate_min_blocks<F>()>
-                <<<blocks_for(chunks, 128), 128, 0, ws->s0>>>(
-                dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
-                chunks, buck, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
-        else if (ex && !strcmp(ex, "pair4"))
-            msm_accumulate_kernel<F, acc_t, 4>
-                <<<blocks_for((size_t)chunks * msm_acc_lanes<acc_t>::n, 128), 128, 0, ws->s0>>>(
-                dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb,
-                chunks, buck, (xyzz_t *)ws->head.p, (xyzz_t *)ws->tail.p);
-        else
         msm_accumulate_kernel<F, acc_t, msm_accumulate_min_blocks<acc_t>()>
             <<<blocks_for((size_t)chunks * msm_acc_lanes<acc_t>::n, 128), 128, 0, ws->s0>>>(
             dev_bases, dk.Current(), vals, (const uint32_t *)ws->start.p, (const uint32_t *)ws->end.p, nb, chunks,

@@ -177,7 +177,10 @@ __device__ __forceinline__ void msm_chunk(uint32_t t, uint32_t chunks, uint32_t 
  * where 242 registers took 351.1 (2^22: 61.9 / 93.0, 2^20: 21.3 / 28.5).
  * G2 on one thread needed its 255 registers (held to 168 or 128 it spilled
  * 1.4-3 KiB a thread and took 1595 and 1281 ms at 2^24 against 993); on a
- * pair of lanes a thread holds what a G1 thread does. */
+ * pair of lanes (fp2_pair.cuh) it spills nothing at 168 registers, and one
+ * H200 call (2026-12-03, results/h200/msm-g2-lanes.md) gave at 2^24 with
+ * resident bases 992.1 ms on one thread, 771.7 on a pair held to 168
+ * registers (3 blocks), 888.4 held to 128 (4). */
 template <class A>
 constexpr int msm_accumulate_min_blocks()
 {
