@@ -93,9 +93,10 @@ FIELD_INLINE void xyzz_from_affine(dev_xyzz_t<F> &r, const dev_affine_t<F> &p)
     field_set_one(r.zzz);
 }
 
-/* dbl-2008-s-1, a = 0. */
+/* dbl-2008-s-1, a = 0: the formula, inlined into the out-of-line full
+ * addition (below) and the out-of-line doubling. */
 template <class F>
-CURVE_COLD void xyzz_dbl(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &p)
+FIELD_INLINE void xyzz_dbl_inline(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &p)
 {
     F u, v, w, s, m, t;
     field_dbl(u, p.y);
@@ -114,6 +115,12 @@ CURVE_COLD void xyzz_dbl(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &p)
     field_sub(t, s, r.x);
     field_mul(t, m, t);
     field_sub(r.y, t, w);
+}
+
+template <class F>
+CURVE_COLD void xyzz_dbl(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &p)
+{
+    xyzz_dbl_inline(r, p);
 }
 
 /* add-2008-s: 12M + 2S; handles infinity, P == Q and P == -Q. */
@@ -138,13 +145,13 @@ CURVE_COLD void xyzz_add(dev_xyzz_t<F> &r, const dev_xyzz_t<F> &a,
     field_sub(rr, s2, s1);
     if (field_is_zero(u2)) {
         if (field_is_zero(rr)) {
-            /* through copies, as in xyzz_add_mixed: handed the caller's
-             * accumulator itself (r and a one variable), the G2 group sums
-             * read a stray local address in the addition after a doubling
-             * (compute-sanitizer on the H200, 2026-12-03, a test seed whose
-             * partial sums met twice) */
-            dev_xyzz_t<F> aa = a, d;
-            xyzz_dbl(d, aa);
+            /* the doubling inline, not a call: from this out-of-line
+             * function, a call of the out-of-line doubling made the group
+             * sums (G2, and G1 on other seeds) read a stray local address
+             * (compute-sanitizer on the H200, 2026-12-03, on test seeds
+             * whose partial sums met), with r and a one variable or copies */
+            dev_xyzz_t<F> d;
+            xyzz_dbl_inline(d, a);
             r = d;
         } else {
             xyzz_set_inf(r);
