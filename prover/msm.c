@@ -15,9 +15,11 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prover/mem.h"
+#include "prover/msm_ifma.h"
 #include "prover/parallel.h"
 
 /* Variables per preparation task (a multiple of 64: whole bitmap words). */
@@ -44,6 +46,7 @@ void msm_opts_default(struct msm_opts *opts)
     opts->window = 0;
     opts->proof = -1;
     opts->partition = -1;
+    opts->scalar_only = false;
 }
 
 struct msm_plan {
@@ -55,6 +58,7 @@ struct msm_plan {
     unsigned threads;
     size_t n_windows, parts, part_len, n_tasks, workers;
     size_t batch;           /* 0: XYZZ buckets only */
+    bool ifma;              /* the batch runs in 8 lanes (msm_ifma.c) */
     size_t affine_min;      /* points a task needs for the batch-affine path */
     size_t n_chunks;        /* preparation tasks */
     size_t *chunk_base;     /* first base index of each preparation chunk */
@@ -162,6 +166,7 @@ static int msm_plan_init(struct msm_plan *pl, size_t n_bases, const fr_t *scalar
     if (msm_point_cost(batch) < msm_point_cost(0)) {
         pl->batch = batch;
         pl->affine_min = 4 * batch;
+        pl->ifma = !opts->scalar_only && !getenv("ZKB_MSM_SCALAR") && msm_ifma_supported();
     }
     pl->n_chunks = ceil_div(n_scalars, MSM_PREP_CHUNK);
     return 0;

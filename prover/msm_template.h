@@ -59,18 +59,25 @@ struct MSM_FN(slot) {
     FE_T *den, *pref;        /* batch: x2 - x1 and prefix products */
     MC_AFFINE_T *dpt;        /* deferred: points whose bucket was pending */
     uint32_t *dbucket;       /* deferred: their buckets */
+    void *vec;               /* the IFMA flush's scratch; NULL: scalar flush */
 };
 
-static size_t MSM_FN(slot_size)(size_t nb, size_t batch)
+static size_t MSM_FN(slot_size)(size_t nb, size_t batch, bool ifma)
 {
     size_t s = nb * (sizeof(MC_AFFINE_T) + sizeof(MC_XYZZ_T) + 1);
     s = (s + 63) & ~(size_t)63;
     s += batch * (2 * sizeof(MC_AFFINE_T) + 2 * sizeof(FE_T) + 2 * sizeof(uint32_t));
+    s = (s + 63) & ~(size_t)63;
+    if (ifma)
+        s += MSM_CAT(msm_ifma_scratch, CURVE)(batch);
     return (s + 63) & ~(size_t)63;
 }
 
-static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb, size_t batch)
+/* p: 64-byte aligned, slot_size bytes. */
+static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb, size_t batch,
+                             bool ifma)
 {
+    unsigned char *start = p;
     /* largest alignment first: every piece stays 8-byte aligned */
     s->xyzz = (MC_XYZZ_T *)p;
     p += nb * sizeof(MC_XYZZ_T);
@@ -89,6 +96,9 @@ static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb
     s->dbucket = (uint32_t *)p;
     p += batch * sizeof(uint32_t);
     s->state = p;
+    p += nb;
+    size_t used = (size_t)(p - start);
+    s->vec = ifma ? start + ((used + 63) & ~(size_t)63) : NULL;
 }
 
 /* ---- preparation: canonical scalars, scalar-1 shortcut ---------------- */
@@ -130,6 +140,12 @@ static void MSM_FN(flush)(struct MSM_FN(slot) *s, size_t m)
 {
     if (m == 0)
         return;
+    if (s->vec) {
+        MSM_CAT(msm_ifma_flush, CURVE)(s->aff, s->pt, s->bucket, s->den, m, s->vec);
+        for (size_t i = 0; i < m; i++)
+            s->state[s->bucket[i]] &= (unsigned char)~MSM_B_PENDING;
+        return;
+    }
     s->pref[0] = s->den[0];
     for (size_t i = 1; i < m; i++)
         FE(mul)(&s->pref[i], &s->pref[i - 1], &s->den[i]);
@@ -284,7 +300,7 @@ static void MSM_FN(worker)(void *arg, size_t slot)
     const struct msm_plan *pl = ctx->plan;
     struct MSM_FN(slot) s;
     MSM_FN(slot_map)(&s, ctx->slots + slot * ctx->slot_bytes,
-                     (size_t)1 << (pl->window - 1), pl->batch);
+                     (size_t)1 << (pl->window - 1), pl->batch, pl->ifma);
     for (;;) {
         size_t t = atomic_fetch_add_explicit(&ctx->next_task, 1, memory_order_relaxed);
         if (t >= pl->n_tasks)
@@ -314,7 +330,7 @@ int MSM_CAT(msm, CURVE)(MC_JAC_T *ret, const MC_AFFINE_T *bases, size_t n_bases,
     ctx.plan = &pl;
     ctx.bases = bases;
     size_t nb = (size_t)1 << (pl.window - 1);
-    ctx.slot_bytes = MSM_FN(slot_size)(nb, pl.batch);
+    ctx.slot_bytes = MSM_FN(slot_size)(nb, pl.batch, pl.ifma);
     rc = -ENOMEM;
     if (msm_plan_alloc(&pl) < 0)
         goto out;

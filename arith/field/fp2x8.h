@@ -1,0 +1,74 @@
+/*
+ * Fp2 = Fp[u]/(u^2 + 1) eight elements at a time, over the 8-way Fp of
+ * fpx8.h (same lanes, radix, Montgomery R and lazy bound: every component
+ * below 2p). Multiplication by Karatsuba (3 products), squaring by the
+ * complex method (2 products), as fp2.c. Internal to the library.
+ */
+#ifndef ZKB_FP2X8_H
+#define ZKB_FP2X8_H
+
+#include "arith/field/fp2.h"
+#include "arith/field/fpx8.h"
+
+#if FPX8_HAVE
+
+typedef struct {
+    fpx8_t c0, c1;
+} fp2x8_t;
+
+/* p2 = fpx8_kp(2) everywhere below. */
+FPX8_INLINE void fp2x8_sub(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b, const fpx8_t *p2)
+{
+    fpx8_sub(&ret->c0, &a->c0, &b->c0, p2);
+    fpx8_sub(&ret->c1, &a->c1, &b->c1, p2);
+}
+
+FPX8_INLINE void fp2x8_mul(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b, const fpx8_t *p2)
+{
+    /* c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1; the
+     * sums are brought below 2p first, so every product input is */
+    fpx8_t v0, v1, s, t;
+    fpx8_add(&s, &a->c0, &a->c1, p2);
+    fpx8_add(&t, &b->c0, &b->c1, p2);
+    fpx8_mul(&v0, &a->c0, &b->c0);
+    fpx8_mul(&v1, &a->c1, &b->c1);
+    fpx8_mul(&s, &s, &t);
+    fpx8_sub(&ret->c0, &v0, &v1, p2);
+    fpx8_sub(&s, &s, &v0, p2);
+    fpx8_sub(&ret->c1, &s, &v1, p2);
+}
+
+FPX8_INLINE void fp2x8_sqr(fp2x8_t *ret, const fp2x8_t *a, const fpx8_t *p2)
+{
+    /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+    fpx8_t s, d, m;
+    fpx8_add(&s, &a->c0, &a->c1, p2);
+    fpx8_sub(&d, &a->c0, &a->c1, p2);
+    fpx8_mul(&m, &a->c0, &a->c1);
+    fpx8_mul(&ret->c0, &s, &d);
+    fpx8_add(&ret->c1, &m, &m, p2);
+}
+
+/* Canonical components (below p); p1 = fpx8_kp(1). */
+FPX8_INLINE void fp2x8_canon(fp2x8_t *ret, const fp2x8_t *a, const fpx8_t *p1)
+{
+    fpx8_canon(&ret->c0, &a->c0, p1);
+    fpx8_canon(&ret->c1, &a->c1, p1);
+}
+
+/* Lane k from the fp2_t at byte offset idx[k] from base; see fpx8_gather. */
+FPX8_INLINE void fp2x8_gather(fp2x8_t *ret, const fp2_t *base, __m512i idx)
+{
+    fpx8_gather(&ret->c0, &base->c0, idx);
+    fpx8_gather(&ret->c1, &base->c1, idx);
+}
+
+FPX8_INLINE void fp2x8_scatter(fp2_t *base, __m512i idx, __mmask8 mask, const fp2x8_t *a)
+{
+    fpx8_scatter(&base->c0, idx, mask, &a->c0);
+    fpx8_scatter(&base->c1, idx, mask, &a->c1);
+}
+
+#endif
+
+#endif
