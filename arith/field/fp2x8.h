@@ -1,8 +1,9 @@
 /*
  * Fp2 = Fp[u]/(u^2 + 1) eight elements at a time, over the 8-way Fp of
  * fpx8.h (same lanes, radix, Montgomery R and lazy bound: every component
- * below 2p). Multiplication by Karatsuba (3 products), squaring by the
- * complex method (2 products), as fp2.c. Internal to the library.
+ * below 2p). Multiplication as two sums of two products with one
+ * reduction each, squaring by the complex method (2 products). Internal
+ * to the library.
  */
 #ifndef ZKB_FP2X8_H
 #define ZKB_FP2X8_H
@@ -25,17 +26,20 @@ FPX8_INLINE void fp2x8_sub(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b, con
 
 FPX8_INLINE void fp2x8_mul(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b, const fpx8_t *p2)
 {
-    /* c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1; the
-     * sums are brought below 2p first, so every product input is */
-    fpx8_t v0, v1, s, t;
-    fpx8_add(&s, &a->c0, &a->c1, p2);
-    fpx8_add(&t, &b->c0, &b->c1, p2);
-    fpx8_mul(&v0, &a->c0, &b->c0);
-    fpx8_mul(&v1, &a->c1, &b->c1);
-    fpx8_mul(&s, &s, &t);
-    fpx8_sub(&ret->c0, &v0, &v1, p2);
-    fpx8_sub(&s, &s, &v0, p2);
-    fpx8_sub(&ret->c1, &s, &v1, p2);
+    /* c0 = a0 b0 - a1 b1 = a0 b0 + (2p - a1) b1 mod p and c1 = a0 b1 + a1 b0,
+     * each a sum of two products reduced once (lazy reduction: Aranha et
+     * al., Eurocrypt 2011), both below 8p^2 < p 2^384 */
+    __m512i t[16], u[16];
+    fpx8_t n1;
+    for (int i = 0; i < 16; i++)
+        t[i] = u[i] = _mm512_setzero_si512();
+    fpx8_neg_lazy(&n1, &a->c1, p2);
+    fpx8_mul_acc(t, &a->c0, &b->c0);
+    fpx8_mul_acc(t, &n1, &b->c1);
+    fpx8_mul_acc(u, &a->c0, &b->c1);
+    fpx8_mul_acc(u, &a->c1, &b->c0);
+    fpx8_redc(&ret->c0, t);
+    fpx8_redc(&ret->c1, u);
 }
 
 FPX8_INLINE void fp2x8_sqr(fp2x8_t *ret, const fp2x8_t *a, const fpx8_t *p2)

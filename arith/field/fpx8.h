@@ -122,29 +122,38 @@ FPX8_INLINE void fpx8_canon(fpx8_t *ret, const fpx8_t *a, const fpx8_t *p1)
     fpx8_csub(ret, a, p1);
 }
 
-/* ret = a b 2^-384 mod p, lane by lane: schoolbook product into 16
- * columns (each a sum of at most 16 terms below 2^52: no overflow), then
- * Montgomery reduction digit by digit (REDC, Montgomery 1985), 7 digits of
- * 52 bits and a last one of 20, so that R = 2^384 as in fp_mul. */
-FPX8_INLINE void fpx8_mul(fpx8_t *ret, const fpx8_t *a, const fpx8_t *b)
+/* t += a b in 16 columns of radix 2^52 (schoolbook, each column a sum of
+ * up to 16 terms below 2^52 per product: several products can share t). */
+FPX8_INLINE void fpx8_mul_acc(__m512i *t, const fpx8_t *a, const fpx8_t *b)
 {
-    static const uint64_t p64[6] = {BLS12_381_P(BLS12_381_U64)};
-    const __m512i zero = _mm512_setzero_si512();
-    const __m512i inv = _mm512_set1_epi64((long long)(BLS12_381_P_INV64 & FPX8_MASK52));
-    __m512i p[8], t[16];
+    /* fully unrolled, so that the columns live in registers */
+#pragma GCC unroll 8
     for (int i = 0; i < 8; i++)
-        p[i] = _mm512_set1_epi64((long long)fpx8_limb52(p64, i));
-    for (int i = 0; i < 16; i++)
-        t[i] = zero;
-    for (int i = 0; i < 8; i++)
+#pragma GCC unroll 8
         for (int j = 0; j < 8; j++) {
             t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->l[i], b->l[j]);
             t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->l[i], b->l[j]);
         }
+}
+
+/* ret = T 2^-384 mod p for the value T of the 16 columns t (each below
+ * 2^60), T < p 2^384, so ret < T / 2^384 + p < 2p: Montgomery reduction
+ * digit by digit (REDC, Montgomery 1985), 7 digits of 52 bits and a last
+ * one of 20, so that R = 2^384 as in fp_mul. t is consumed. */
+FPX8_INLINE void fpx8_redc(fpx8_t *ret, __m512i *t)
+{
+    static const uint64_t p64[6] = {BLS12_381_P(BLS12_381_U64)};
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i inv = _mm512_set1_epi64((long long)(BLS12_381_P_INV64 & FPX8_MASK52));
+    __m512i p[8];
+    for (int i = 0; i < 8; i++)
+        p[i] = _mm512_set1_epi64((long long)fpx8_limb52(p64, i));
     /* digit k: q = t_k (-1/p) mod 2^52 makes t_k + q p_0 = 0 mod 2^52;
      * its carry moves up (madd52 reads only the low 52 bits of t_k) */
+#pragma GCC unroll 7
     for (int k = 0; k < 7; k++) {
         __m512i q = _mm512_madd52lo_epu64(zero, t[k], inv);
+#pragma GCC unroll 8
         for (int j = 0; j < 8; j++) {
             t[k + j] = _mm512_madd52lo_epu64(t[k + j], q, p[j]);
             t[k + j + 1] = _mm512_madd52hi_epu64(t[k + j + 1], q, p[j]);
@@ -156,6 +165,7 @@ FPX8_INLINE void fpx8_mul(fpx8_t *ret, const fpx8_t *a, const fpx8_t *b)
      * t_15 < 2^20 as the result is below 2^416) */
     const __m512i mask20 = _mm512_set1_epi64((1ll << 20) - 1);
     __m512i q = _mm512_and_si512(_mm512_madd52lo_epu64(zero, t[7], inv), mask20);
+#pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
         t[7 + j] = _mm512_madd52lo_epu64(t[7 + j], q, p[j]);
         t[8 + j] = _mm512_madd52hi_epu64(t[8 + j], q, p[j]);
@@ -166,6 +176,25 @@ FPX8_INLINE void fpx8_mul(fpx8_t *ret, const fpx8_t *a, const fpx8_t *b)
                                   _mm512_slli_epi64(_mm512_and_si512(t[8 + i], mask20), 32));
     fpx8_carry(&r);
     *ret = r;
+}
+
+/* ret = a b 2^-384 mod p, lane by lane, for ab < p 2^384 (a, b < 2p do). */
+FPX8_INLINE void fpx8_mul(fpx8_t *ret, const fpx8_t *a, const fpx8_t *b)
+{
+    __m512i t[16];
+    for (int i = 0; i < 16; i++)
+        t[i] = _mm512_setzero_si512();
+    fpx8_mul_acc(t, a, b);
+    fpx8_redc(ret, t);
+}
+
+/* ret = 2p - a in (0, 2p]: a negation whose result may be 2p, for the
+ * products that accept it (see fp2x8_mul). */
+FPX8_INLINE void fpx8_neg_lazy(fpx8_t *ret, const fpx8_t *a, const fpx8_t *p2)
+{
+    for (int i = 0; i < 8; i++)
+        ret->l[i] = _mm512_sub_epi64(p2->l[i], a->l[i]);
+    fpx8_carry(ret);
 }
 
 /* From 64-bit limbs, one vector per limb (w[j] lane k = limb j of element

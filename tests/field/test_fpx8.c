@@ -1,14 +1,14 @@
 /*
- * The 8-way Fp of arith/field/fpx8.h against GMP: every operation on fresh
- * random inputs, canonical (below p) and lazy (p .. 2p), with edge values
- * 0, 1, p - 1, p, 2^381 - 1, 2^381, 2p - 1 in every lane position; the
- * conversions from and to fp_t, gathers and scatters. Exits 77 (skipped)
- * on a CPU without AVX-512 IFMA.
+ * The 8-way Fp and Fp2 of arith/field/fpx8.h and fp2x8.h against GMP:
+ * every operation on fresh random inputs, canonical (below p) and lazy
+ * (p .. 2p), with edge values 0, 1, p - 1, p, 2^381 - 1, 2^381, 2p - 1 in
+ * every lane position; the conversions from and to fp_t, gathers and
+ * scatters. Exits 77 (skipped) on a CPU without AVX-512 IFMA.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "arith/field/fpx8.h"
+#include "arith/field/fp2x8.h"
 #include "tests/common.h"
 
 #if FPX8_HAVE
@@ -151,6 +151,73 @@ static void check_ops(void)
         mpz_clears(x[k], y[k], w[k], NULL);
 }
 
+/* Fp2 = Fp[u]/(u^2 + 1): (x0 + x1 u)(y0 + y1 u) = (x0 y0 - x1 y1) +
+ * (x0 y1 + x1 y0) u, each component times 2^-384; components below 2p. */
+static void check_fp2(void)
+{
+    mpz_t x0[8], x1[8], y0[8], y1[8], w0[8], w1[8];
+    for (int k = 0; k < 8; k++)
+        mpz_inits(x0[k], x1[k], y0[k], y1[k], w0[k], w1[k], NULL);
+    fpx8_t p1, p2;
+    fpx8_kp(&p1, 1);
+    fpx8_kp(&p2, 2);
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int k = 0; k < 8; k++) {
+            rand_input(x0[k]);
+            rand_input(x1[k]);
+            rand_input(y0[k]);
+            rand_input(y1[k]);
+        }
+        fp2x8_t a, b, r;
+        load(&a.c0, x0);
+        load(&a.c1, x1);
+        load(&b.c0, y0);
+        load(&b.c1, y1);
+
+        fp2x8_mul(&r, &a, &b, &p2);
+        for (int k = 0; k < 8; k++) {
+            mpz_mul(w0[k], x0[k], y0[k]);
+            mpz_submul(w0[k], x1[k], y1[k]);
+            mpz_mul(w0[k], w0[k], r_inv);
+            mpz_mul(w1[k], x0[k], y1[k]);
+            mpz_addmul(w1[k], x1[k], y0[k]);
+            mpz_mul(w1[k], w1[k], r_inv);
+        }
+        expect(&r.c0, w0, 2, "fp2 mul c0");
+        expect(&r.c1, w1, 2, "fp2 mul c1");
+
+        fp2x8_sqr(&r, &a, &p2);
+        for (int k = 0; k < 8; k++) {
+            mpz_mul(w0[k], x0[k], x0[k]);
+            mpz_submul(w0[k], x1[k], x1[k]);
+            mpz_mul(w0[k], w0[k], r_inv);
+            mpz_mul(w1[k], x0[k], x1[k]);
+            mpz_mul_2exp(w1[k], w1[k], 1);
+            mpz_mul(w1[k], w1[k], r_inv);
+        }
+        expect(&r.c0, w0, 2, "fp2 sqr c0");
+        expect(&r.c1, w1, 2, "fp2 sqr c1");
+
+        fp2x8_sub(&r, &a, &b, &p2);
+        for (int k = 0; k < 8; k++) {
+            mpz_sub(w0[k], x0[k], y0[k]);
+            mpz_sub(w1[k], x1[k], y1[k]);
+        }
+        expect(&r.c0, w0, 2, "fp2 sub c0");
+        expect(&r.c1, w1, 2, "fp2 sub c1");
+
+        fp2x8_canon(&r, &a, &p1);
+        for (int k = 0; k < 8; k++) {
+            mpz_set(w0[k], x0[k]);
+            mpz_set(w1[k], x1[k]);
+        }
+        expect(&r.c0, w0, 1, "fp2 canon c0");
+        expect(&r.c1, w1, 1, "fp2 canon c1");
+    }
+    for (int k = 0; k < 8; k++)
+        mpz_clears(x0[k], x1[k], y0[k], y1[k], w0[k], w1[k], NULL);
+}
+
 /* fp_t in and out through gathers and scatters at scattered offsets;
  * fpx8_mul agrees with fp_mul, the scalar code of the same radix. */
 static void check_fp_t(void)
@@ -200,6 +267,7 @@ int main(void)
     mpz_setbit(r_inv, 384);
     mpz_invert(r_inv, r_inv, test_p);
     check_ops();
+    check_fp2();
     check_fp_t();
     mpz_clear(r_inv);
     return test_finish();
