@@ -34,8 +34,9 @@ static inline __m512i msm_ifma_offsets(size_t left, size_t stride)
 #define FE_BATCH_INV fp_batch_inv
 #define V_MUL(r, a, b) fpx8_mul(r, a, b)
 #define V_SQR(r, a) fpx8_mul(r, a, a)
-#define V_SUB(r, a, b) fpx8_sub(r, a, b, &p2)
+#define V_SUB_P(r, a, b) fpx8_sub_lazy(r, a, b, &p1)
 #define V_CANON(r, a) fpx8_canon(r, a, &p1)
+#define V_CANON4(r, a) fpx8_canon4(r, a, &p1, &p2)
 #define V_GATHER fpx8_gather
 #define V_SCATTER fpx8_scatter
 #include "prover/msm_ifma_template.h"
@@ -45,8 +46,9 @@ static inline __m512i msm_ifma_offsets(size_t left, size_t stride)
 #undef FE_BATCH_INV
 #undef V_MUL
 #undef V_SQR
-#undef V_SUB
+#undef V_SUB_P
 #undef V_CANON
+#undef V_CANON4
 #undef V_GATHER
 #undef V_SCATTER
 
@@ -56,8 +58,9 @@ static inline __m512i msm_ifma_offsets(size_t left, size_t stride)
 #define FE_BATCH_INV fp2_batch_inv
 #define V_MUL(r, a, b) fp2x8_mul(r, a, b, &p2)
 #define V_SQR(r, a) fp2x8_sqr(r, a, &p2)
-#define V_SUB(r, a, b) fp2x8_sub(r, a, b, &p2)
+#define V_SUB_P(r, a, b) fp2x8_sub_lazy(r, a, b, &p1)
 #define V_CANON(r, a) fp2x8_canon(r, a, &p1)
+#define V_CANON4(r, a) fp2x8_canon4(r, a, &p1, &p2)
 #define V_GATHER fp2x8_gather
 #define V_SCATTER fp2x8_scatter
 #include "prover/msm_ifma_template.h"
@@ -67,8 +70,9 @@ static inline __m512i msm_ifma_offsets(size_t left, size_t stride)
 #undef FE_BATCH_INV
 #undef V_MUL
 #undef V_SQR
-#undef V_SUB
+#undef V_SUB_P
 #undef V_CANON
+#undef V_CANON4
 #undef V_GATHER
 #undef V_SCATTER
 

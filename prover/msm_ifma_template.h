@@ -4,8 +4,10 @@
  *   CURVE          the group prefix (g1, g2)
  *   FE_T, V_T      the coordinate field's element, scalar and 8-lane
  *   FE_BATCH_INV   the scalar batch inversion (fp_batch_inv, ...)
- *   V_MUL(r, a, b), V_SQR(r, a), V_SUB(r, a, b), V_CANON(r, a),
- *   V_GATHER(r, base, idx), V_SCATTER(base, idx, mask, a)
+ *   V_MUL(r, a, b), V_SQR(r, a), V_CANON(r, a), V_GATHER(r, base, idx),
+ *   V_SCATTER(base, idx, mask, a)
+ *   V_SUB_P(r, a, b) a - b + p for b below p, not reduced
+ *   V_CANON4(r, a)   the canonical value of a below 4p
  *                  the 8-lane operations, which may use the constants p1
  *                  and p2 (fpx8_kp(1), fpx8_kp(2)) of the calling function.
  *
@@ -71,17 +73,18 @@ void MI_FN(flush)(MI_AFFINE_T *aff, const MI_AFFINE_T *pt, const uint32_t *bucke
         V_GATHER(&px, &pt[8 * g].x, ip);
         V_GATHER(&py, &pt[8 * g].y, ip);
         /* lambda = (y2 - y1) / (x2 - x1); x3 = lambda^2 - x1 - x2;
-         * y3 = lambda (x1 - x3) - y1 */
-        V_SUB(&t, &py, &ay);
+         * y3 = lambda (x1 - x3) - y1. Bounds in units of p: the points'
+         * coordinates and x3 are canonical, products below 2 */
+        V_SUB_P(&t, &py, &ay);   /* < 2 */
         V_MUL(&lambda, &t, &di);
         V_SQR(&x3, &lambda);
-        V_SUB(&x3, &x3, &ax);
-        V_SUB(&x3, &x3, &px);
-        V_CANON(&x3, &x3);
-        V_SUB(&t, &ax, &x3);
+        V_SUB_P(&x3, &x3, &ax);  /* < 3 */
+        V_SUB_P(&x3, &x3, &px);  /* < 4 */
+        V_CANON4(&x3, &x3);
+        V_SUB_P(&t, &ax, &x3);   /* < 2 */
         V_MUL(&t, &t, &lambda);
-        V_SUB(&t, &t, &ay);
-        V_CANON(&t, &t);
+        V_SUB_P(&t, &t, &ay);    /* < 3 */
+        V_CANON4(&t, &t);
         V_SCATTER(&aff->x, ib, mask, &x3);
         V_SCATTER(&aff->y, ib, mask, &t);
     }

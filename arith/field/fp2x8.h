@@ -18,12 +18,6 @@ typedef struct {
 } fp2x8_t;
 
 /* p2 = fpx8_kp(2) everywhere below. */
-FPX8_INLINE void fp2x8_sub(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b, const fpx8_t *p2)
-{
-    fpx8_sub(&ret->c0, &a->c0, &b->c0, p2);
-    fpx8_sub(&ret->c1, &a->c1, &b->c1, p2);
-}
-
 FPX8_INLINE void fp2x8_mul(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b, const fpx8_t *p2)
 {
     /* c0 = a0 b0 - a1 b1 = a0 b0 + (2p - a1) b1 mod p and c1 = a0 b1 + a1 b0,
@@ -44,13 +38,30 @@ FPX8_INLINE void fp2x8_mul(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b, con
 
 FPX8_INLINE void fp2x8_sqr(fp2x8_t *ret, const fp2x8_t *a, const fpx8_t *p2)
 {
-    /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
-    fpx8_t s, d, m;
-    fpx8_add(&s, &a->c0, &a->c1, p2);
+    /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u; one factor of each
+     * product below 4p, the other below 2p: below 8p^2 < p 2^384 */
+    fpx8_t s, d, a02;
+    fpx8_add_lazy(&s, &a->c0, &a->c1);
     fpx8_sub(&d, &a->c0, &a->c1, p2);
-    fpx8_mul(&m, &a->c0, &a->c1);
+    fpx8_add_lazy(&a02, &a->c0, &a->c0);
+    fpx8_mul(&ret->c1, &a02, &a->c1);
     fpx8_mul(&ret->c0, &s, &d);
-    fpx8_add(&ret->c1, &m, &m, p2);
+}
+
+/* ret = a - b + kp per component (see fpx8_sub_lazy). */
+FPX8_INLINE void fp2x8_sub_lazy(fp2x8_t *ret, const fp2x8_t *a, const fp2x8_t *b,
+                                const fpx8_t *kp)
+{
+    fpx8_sub_lazy(&ret->c0, &a->c0, &b->c0, kp);
+    fpx8_sub_lazy(&ret->c1, &a->c1, &b->c1, kp);
+}
+
+/* Canonical components of components below 4p. */
+FPX8_INLINE void fp2x8_canon4(fp2x8_t *ret, const fp2x8_t *a, const fpx8_t *p1,
+                              const fpx8_t *p2)
+{
+    fpx8_canon4(&ret->c0, &a->c0, p1, p2);
+    fpx8_canon4(&ret->c1, &a->c1, p1, p2);
 }
 
 /* Canonical components (below p); p1 = fpx8_kp(1). */

@@ -122,6 +122,30 @@ FPX8_INLINE void fpx8_canon(fpx8_t *ret, const fpx8_t *a, const fpx8_t *p1)
     fpx8_csub(ret, a, p1);
 }
 
+/* Lazy forms for callers that track bounds themselves (msm_ifma): no
+ * conditional subtraction. ret = a + b (below 4p for a, b < 2p). */
+FPX8_INLINE void fpx8_add_lazy(fpx8_t *ret, const fpx8_t *a, const fpx8_t *b)
+{
+    for (int i = 0; i < 8; i++)
+        ret->l[i] = _mm512_add_epi64(a->l[i], b->l[i]);
+    fpx8_carry(ret);
+}
+
+/* ret = a - b + kp for b <= kp (kp: fpx8_kp), so below a + kp. */
+FPX8_INLINE void fpx8_sub_lazy(fpx8_t *ret, const fpx8_t *a, const fpx8_t *b, const fpx8_t *kp)
+{
+    for (int i = 0; i < 8; i++)
+        ret->l[i] = _mm512_add_epi64(_mm512_sub_epi64(a->l[i], b->l[i]), kp->l[i]);
+    fpx8_carry(ret);
+}
+
+/* The canonical representative of a < 4p. */
+FPX8_INLINE void fpx8_canon4(fpx8_t *ret, const fpx8_t *a, const fpx8_t *p1, const fpx8_t *p2)
+{
+    fpx8_csub(ret, a, p2);
+    fpx8_csub(ret, ret, p1);
+}
+
 /* t += a b in 16 columns of radix 2^52 (schoolbook, each column a sum of
  * up to 16 terms below 2^52 per product: several products can share t). */
 FPX8_INLINE void fpx8_mul_acc(__m512i *t, const fpx8_t *a, const fpx8_t *b)

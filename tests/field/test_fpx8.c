@@ -146,6 +146,20 @@ static void check_ops(void)
         for (int k = 0; k < 8; k++)
             mpz_set(w[k], x[k]);
         expect(&r, w, 1, "canon");
+
+        fpx8_add_lazy(&r, &a, &b);
+        for (int k = 0; k < 8; k++)
+            mpz_add(w[k], x[k], y[k]);
+        expect(&r, w, 4, "add_lazy");
+        fpx8_canon4(&r, &r, &p1, &p2);
+        expect(&r, w, 1, "canon4 of a sum");
+
+        fpx8_sub_lazy(&r, &a, &b, &p2);
+        for (int k = 0; k < 8; k++)
+            mpz_sub(w[k], x[k], y[k]);
+        expect(&r, w, 4, "sub_lazy");
+        fpx8_canon4(&r, &r, &p1, &p2);
+        expect(&r, w, 1, "canon4 of a difference");
     }
     for (int k = 0; k < 8; k++)
         mpz_clears(x[k], y[k], w[k], NULL);
@@ -198,13 +212,16 @@ static void check_fp2(void)
         expect(&r.c0, w0, 2, "fp2 sqr c0");
         expect(&r.c1, w1, 2, "fp2 sqr c1");
 
-        fp2x8_sub(&r, &a, &b, &p2);
+        fp2x8_sub_lazy(&r, &a, &b, &p2);
         for (int k = 0; k < 8; k++) {
             mpz_sub(w0[k], x0[k], y0[k]);
             mpz_sub(w1[k], x1[k], y1[k]);
         }
-        expect(&r.c0, w0, 2, "fp2 sub c0");
-        expect(&r.c1, w1, 2, "fp2 sub c1");
+        expect(&r.c0, w0, 4, "fp2 sub_lazy c0");
+        expect(&r.c1, w1, 4, "fp2 sub_lazy c1");
+        fp2x8_canon4(&r, &r, &p1, &p2);
+        expect(&r.c0, w0, 1, "fp2 canon4 c0");
+        expect(&r.c1, w1, 1, "fp2 canon4 c1");
 
         fp2x8_canon(&r, &a, &p1);
         for (int k = 0; k < 8; k++) {
