@@ -32,9 +32,12 @@
  * share defers more points whose bucket is already in the batch). */
 #define MSM_AFFINE_MIN_BUCKETS ((size_t)1 << 9)
 #define MSM_MAX_BATCH ((size_t)1 << 10)
-/* The largest batch in IFMA lanes: its additions are cheaper, so the
- * inversion weighs more (2048 against 1024: 5 % faster G1 at 2^20). */
+/* The same in IFMA lanes, whose additions are cheaper, so that deferrals
+ * and fallbacks weigh more (a quarter of the buckets against a half: 6-9 %
+ * faster at 2^16-2^18) and the inversion too (2048 against 1024: 5 %
+ * faster G1 at 2^20); see results/msm-ifma.md. */
 #define MSM_MAX_BATCH_IFMA ((size_t)1 << 11)
+#define MSM_BATCH_SHARE_IFMA 4
 #define MSM_BATCH_SHARE 2
 
 /* Bucket states of the batch-affine accumulation. */
@@ -81,7 +84,8 @@ static size_t msm_batch_size(unsigned c, bool ifma)
     size_t nb = (size_t)1 << (c - 1);
     if (nb < MSM_AFFINE_MIN_BUCKETS)
         return 0;
-    size_t b = nb / MSM_BATCH_SHARE, max = ifma ? MSM_MAX_BATCH_IFMA : MSM_MAX_BATCH;
+    size_t b = ifma ? nb / MSM_BATCH_SHARE_IFMA : nb / MSM_BATCH_SHARE;
+    size_t max = ifma ? MSM_MAX_BATCH_IFMA : MSM_MAX_BATCH;
     return b > max ? max : b;
 }
 
