@@ -94,7 +94,8 @@ static size_t msm_batch_size(unsigned c, bool ifma)
  * addition ~8 (~3.6 in IFMA lanes, with the lanes' overheads) plus the
  * few points that fall back to XYZZ plus its share of one inversion
  * (~1170 multiplications by Fermat); a bucket of the reduction ~25 (a
- * mixed and a full XYZZ addition). */
+ * mixed and a full XYZZ addition), ~10 where the reduction runs in
+ * batches too (IFMA: two affine additions and the segments' sums). */
 static double msm_point_cost(size_t batch, bool ifma)
 {
     double xyzz = 11.0;
@@ -102,6 +103,11 @@ static double msm_point_cost(size_t batch, bool ifma)
         return xyzz;
     double affine = (ifma ? 3.6 : 8.2) + 1170.0 / (double)batch;
     return affine < xyzz ? affine : xyzz;
+}
+
+static double msm_bucket_cost(bool ifma)
+{
+    return ifma ? 10.0 : 25.0;
 }
 
 /* Window bits for n points: the minimum of the model over ceil(256/c)
@@ -113,7 +119,7 @@ static unsigned msm_choose_window(size_t n, bool ifma)
     for (unsigned c = 1; c <= 18; c++) {
         double nw = (double)ceil_div(MSM_SCALAR_BITS, c);
         double cost = nw * ((double)n * msm_point_cost(msm_batch_size(c, ifma), ifma) +
-                            25.0 * (double)((size_t)1 << (c - 1)));
+                            msm_bucket_cost(ifma) * (double)((size_t)1 << (c - 1)));
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;

@@ -60,6 +60,11 @@ struct MSM_FN(slot) {
     MC_AFFINE_T *dpt;        /* deferred: points whose bucket was pending */
     uint32_t *dbucket;       /* deferred: their buckets */
     void *vec;               /* the IFMA flush's scratch; NULL: scalar flush */
+    /* IFMA only: the segments' running sums and weighted sums (reduce_batched),
+     * 2 x batch accumulators with their XYZZ parts and states */
+    MC_AFFINE_T *seg_aff;
+    MC_XYZZ_T *seg_xyzz;
+    unsigned char *seg_state;
 };
 
 static size_t MSM_FN(slot_size)(size_t nb, size_t batch, bool ifma)
@@ -68,8 +73,11 @@ static size_t MSM_FN(slot_size)(size_t nb, size_t batch, bool ifma)
     s = (s + 63) & ~(size_t)63;
     s += batch * (2 * sizeof(MC_AFFINE_T) + 2 * sizeof(FE_T) + 2 * sizeof(uint32_t));
     s = (s + 63) & ~(size_t)63;
-    if (ifma)
+    if (ifma) {
+        s += 2 * batch * (sizeof(MC_XYZZ_T) + sizeof(MC_AFFINE_T) + 1);
+        s = (s + 63) & ~(size_t)63;
         s += MSM_CAT(msm_ifma_scratch, CURVE)(batch);
+    }
     return (s + 63) & ~(size_t)63;
 }
 
@@ -97,8 +105,20 @@ static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb
     p += batch * sizeof(uint32_t);
     s->state = p;
     p += nb;
-    size_t used = (size_t)(p - start);
-    s->vec = ifma ? start + ((used + 63) & ~(size_t)63) : NULL;
+    s->vec = NULL;
+    s->seg_aff = NULL;
+    s->seg_xyzz = NULL;
+    s->seg_state = NULL;
+    if (!ifma)
+        return;
+    p = start + (((size_t)(p - start) + 63) & ~(size_t)63);
+    s->seg_xyzz = (MC_XYZZ_T *)p;
+    p += 2 * batch * sizeof(MC_XYZZ_T);
+    s->seg_aff = (MC_AFFINE_T *)p;
+    p += 2 * batch * sizeof(MC_AFFINE_T);
+    s->seg_state = p;
+    p += 2 * batch;
+    s->vec = start + (((size_t)(p - start) + 63) & ~(size_t)63);
 }
 
 /* ---- preparation: canonical scalars, scalar-1 shortcut ---------------- */
@@ -237,6 +257,70 @@ static void MSM_FN(batch_add)(struct MSM_FN(batch) *bt, const MC_AFFINE_T *p, ui
         MSM_FN(batch_flush)(bt);
 }
 
+/* sum_b (b+1) B_b with the additions in batches (IFMA slots): the nb
+ * buckets are cut into S = batch segments of L = nb / S; step j adds
+ * bucket sL + j to the running sum of every segment s, then each running
+ * sum to its segment's sum, S independent additions per batch. Bucket
+ * sL + j weighs (j + 1) + sL, so the total is sum_s T_s + L sum_s s R_s
+ * (T_s the segment sums, R_s the running sums), the last by running sums
+ * over the S segments. Accumulators are affine with XYZZ parts, as
+ * buckets are (batch_add). */
+static MC_XYZZ_T MSM_FN(reduce_batched)(struct MSM_FN(slot) *s, size_t nb, size_t batch)
+{
+    static const MC_XYZZ_T zero_xyzz;
+    size_t S = batch, L = nb / batch;
+    struct MSM_FN(slot) run = *s, seg = *s;
+    run.aff = s->seg_aff;
+    run.xyzz = s->seg_xyzz;
+    run.state = s->seg_state;
+    seg.aff = s->seg_aff + S;
+    seg.xyzz = s->seg_xyzz + S;
+    seg.state = s->seg_state + S;
+    memset(s->seg_state, 0, 2 * S);
+    for (size_t k = 0; k < 2 * S; k++)
+        s->seg_xyzz[k] = zero_xyzz;
+
+    struct MSM_FN(batch) br = {&run, S, 0, 0}, bs = {&seg, S, 0, 0};
+    for (size_t j = L; j-- > 0;) {
+        for (size_t k = 0; k < S; k++) {
+            size_t b = k * L + j;
+            if (s->state[b] & MSM_B_VALID)
+                MSM_FN(batch_add)(&br, &s->aff[b], (uint32_t)k, false);
+            if (!MC_FN(xyzz_is_infinity)(&s->xyzz[b]))
+                MC_FN(xyzz_add)(&run.xyzz[k], &run.xyzz[k], &s->xyzz[b]);
+        }
+        MSM_FN(batch_flush)(&br);
+        for (size_t k = 0; k < S; k++) {
+            if (run.state[k] & MSM_B_VALID)
+                MSM_FN(batch_add)(&bs, &run.aff[k], (uint32_t)k, false);
+            if (!MC_FN(xyzz_is_infinity)(&run.xyzz[k]))
+                MC_FN(xyzz_add)(&seg.xyzz[k], &seg.xyzz[k], &run.xyzz[k]);
+        }
+        MSM_FN(batch_flush)(&bs);
+    }
+
+    MC_XYZZ_T acc = zero_xyzz, weighted = zero_xyzz, total = zero_xyzz;
+    for (size_t k = S; k-- > 1;) {
+        if (run.state[k] & MSM_B_VALID)
+            MC_FN(xyzz_add_mixed)(&acc, &acc, &run.aff[k]);
+        if (!MC_FN(xyzz_is_infinity)(&run.xyzz[k]))
+            MC_FN(xyzz_add)(&acc, &acc, &run.xyzz[k]);
+        if (!MC_FN(xyzz_is_infinity)(&acc))
+            MC_FN(xyzz_add)(&weighted, &weighted, &acc);
+    }
+    if (!MC_FN(xyzz_is_infinity)(&weighted))
+        for (size_t l = L; l > 1; l /= 2) /* L is a power of two */
+            MC_FN(xyzz_dbl)(&weighted, &weighted);
+    for (size_t k = 0; k < S; k++) {
+        if (seg.state[k] & MSM_B_VALID)
+            MC_FN(xyzz_add_mixed)(&total, &total, &seg.aff[k]);
+        if (!MC_FN(xyzz_is_infinity)(&seg.xyzz[k]))
+            MC_FN(xyzz_add)(&total, &total, &seg.xyzz[k]);
+    }
+    MC_FN(xyzz_add)(&total, &total, &weighted);
+    return total;
+}
+
 /* Task = (window w, part): the part's bases into the slot's buckets,
  * then the weighted bucket sum into window_sums[task]. */
 static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, size_t task)
@@ -279,6 +363,10 @@ static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, si
     if (affine) {
         MSM_FN(batch_flush)(&bt);
         MSM_FN(flush)(s, bt.m); /* the re-queued deferred points */
+        if (s->vec) {
+            ctx->window_sums[task] = MSM_FN(reduce_batched)(s, nb, pl->batch);
+            return;
+        }
     }
 
     /* sum_b (b+1) B_b = sum over b of the running sum of buckets >= b */
