@@ -15,9 +15,11 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prover/mem.h"
+#include "prover/msm_ifma.h"
 #include "prover/parallel.h"
 
 /* Variables per preparation task (a multiple of 64: whole bitmap words). */
@@ -30,6 +32,12 @@
  * share defers more points whose bucket is already in the batch). */
 #define MSM_AFFINE_MIN_BUCKETS ((size_t)1 << 9)
 #define MSM_MAX_BATCH ((size_t)1 << 10)
+/* The same in IFMA lanes, whose additions are cheaper, so that deferrals
+ * and fallbacks weigh more (a quarter of the buckets against a half: 6-9 %
+ * faster at 2^16-2^18) and the inversion too (2048 against 1024: 5 %
+ * faster G1 at 2^20); see results/msm-ifma.md. */
+#define MSM_MAX_BATCH_IFMA ((size_t)1 << 11)
+#define MSM_BATCH_SHARE_IFMA 4
 #define MSM_BATCH_SHARE 2
 
 /* Bucket states of the batch-affine accumulation. */
@@ -44,6 +52,7 @@ void msm_opts_default(struct msm_opts *opts)
     opts->window = 0;
     opts->proof = -1;
     opts->partition = -1;
+    opts->scalar_only = false;
 }
 
 struct msm_plan {
@@ -55,6 +64,7 @@ struct msm_plan {
     unsigned threads;
     size_t n_windows, parts, part_len, n_tasks, workers;
     size_t batch;           /* 0: XYZZ buckets only */
+    bool ifma;              /* the batch runs in 8 lanes (msm_ifma.c) */
     size_t affine_min;      /* points a task needs for the batch-affine path */
     size_t n_chunks;        /* preparation tasks */
     size_t *chunk_base;     /* first base index of each preparation chunk */
@@ -69,39 +79,47 @@ static size_t ceil_div(size_t a, size_t b)
 
 /* Batch size for windows of c bits: 0 where the batch-affine path does
  * not pay (see msm_point_cost). */
-static size_t msm_batch_size(unsigned c)
+static size_t msm_batch_size(unsigned c, bool ifma)
 {
     size_t nb = (size_t)1 << (c - 1);
     if (nb < MSM_AFFINE_MIN_BUCKETS)
         return 0;
-    size_t b = nb / MSM_BATCH_SHARE;
-    return b > MSM_MAX_BATCH ? MSM_MAX_BATCH : b;
+    size_t b = ifma ? nb / MSM_BATCH_SHARE_IFMA : nb / MSM_BATCH_SHARE;
+    size_t max = ifma ? MSM_MAX_BATCH_IFMA : MSM_MAX_BATCH;
+    return b > max ? max : b;
 }
 
-/* Cost model in field multiplications (measured on x86-64 for G1; G2's
- * ratios are close): an XYZZ mixed addition ~11; a batched affine
- * addition ~8 plus the few points that fall back to XYZZ plus its share
- * of one inversion (~1170 multiplications by Fermat); a bucket of the
- * reduction ~25 (a mixed and a full XYZZ addition). */
-static double msm_point_cost(size_t batch)
+/* Cost model in scalar field multiplications (measured on x86-64 for G1;
+ * G2's ratios are close): an XYZZ mixed addition ~11; a batched affine
+ * addition ~8 (~3.6 in IFMA lanes, with the lanes' overheads) plus the
+ * few points that fall back to XYZZ plus its share of one inversion
+ * (~1170 multiplications by Fermat); a bucket of the reduction ~25 (a
+ * mixed and a full XYZZ addition), ~10 where the reduction runs in
+ * batches too (IFMA: two affine additions and the segments' sums). */
+static double msm_point_cost(size_t batch, bool ifma)
 {
     double xyzz = 11.0;
     if (batch == 0)
         return xyzz;
-    double affine = 8.2 + 1170.0 / (double)batch;
+    double affine = (ifma ? 3.6 : 8.2) + 1170.0 / (double)batch;
     return affine < xyzz ? affine : xyzz;
+}
+
+static double msm_bucket_cost(bool ifma)
+{
+    return ifma ? 10.0 : 25.0;
 }
 
 /* Window bits for n points: the minimum of the model over ceil(256/c)
  * windows of n accumulations and 2^(c-1) buckets of reduction. */
-static unsigned msm_choose_window(size_t n)
+static unsigned msm_choose_window(size_t n, bool ifma)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= 18; c++) {
         double nw = (double)ceil_div(MSM_SCALAR_BITS, c);
-        double cost = nw * ((double)n * msm_point_cost(msm_batch_size(c)) +
-                            25.0 * (double)((size_t)1 << (c - 1)));
+        double cost = nw * ((double)n * msm_point_cost(msm_batch_size(c, ifma), ifma) +
+                            msm_bucket_cost(ifma) * (double)((size_t)1 << (c - 1)));
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
@@ -148,7 +166,8 @@ static int msm_plan_init(struct msm_plan *pl, size_t n_bases, const fr_t *scalar
     pl->proof = opts->proof;
     pl->partition = opts->partition;
     pl->threads = opts->threads ? opts->threads : parallel_default_threads();
-    pl->window = opts->window ? opts->window : msm_choose_window(pl->n_points);
+    bool ifma = !opts->scalar_only && !getenv("ZKB_MSM_SCALAR") && msm_ifma_supported();
+    pl->window = opts->window ? opts->window : msm_choose_window(pl->n_points, ifma);
     pl->n_windows = ceil_div(MSM_SCALAR_BITS, pl->window);
     /* Whole windows per task while there are a few per thread; else split
      * the points too (each part repeats the bucket reduction). */
@@ -158,10 +177,11 @@ static int msm_plan_init(struct msm_plan *pl, size_t n_bases, const fr_t *scalar
     pl->part_len = ceil_div(pl->n_points, pl->parts);
     pl->n_tasks = pl->n_windows * pl->parts;
     pl->workers = pl->threads < pl->n_tasks ? pl->threads : pl->n_tasks;
-    size_t batch = msm_batch_size(pl->window);
-    if (msm_point_cost(batch) < msm_point_cost(0)) {
+    size_t batch = msm_batch_size(pl->window, ifma);
+    if (msm_point_cost(batch, ifma) < msm_point_cost(0, ifma)) {
         pl->batch = batch;
         pl->affine_min = 4 * batch;
+        pl->ifma = ifma;
     }
     pl->n_chunks = ceil_div(n_scalars, MSM_PREP_CHUNK);
     return 0;

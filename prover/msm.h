@@ -17,6 +17,7 @@
 #ifndef ZKB_MSM_H
 #define ZKB_MSM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +33,11 @@ struct msm_opts {
     unsigned window;      /* bits per window, 0: chosen from the size;
                              otherwise 1 .. MSM_MAX_WINDOW */
     int proof, partition; /* tags of the scratch buffers (MEM_KIND_MSM) */
+    bool scalar_only;     /* the scalar field code even where AVX-512 IFMA
+                             would run (tests; so does ZKB_MSM_SCALAR set) */
 };
 
-/* threads 0, window 0, proof and partition -1. */
+/* threads 0, window 0, proof and partition -1, scalar_only false. */
 void msm_opts_default(struct msm_opts *opts);
 
 /*

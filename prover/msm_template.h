@@ -29,6 +29,11 @@
  * is added to a second, XYZZ bucket instead (xyzz_add_mixed is complete),
  * so the batch never stalls. Small tasks, where the inversion would not
  * pay for itself, use the XYZZ buckets alone.
+ *
+ * Where the CPU has AVX-512 IFMA the flush runs in 8 lanes (msm_ifma.c,
+ * the same batch and results), and, its additions being cheaper, so does
+ * the bucket reduction (reduce_batched); results/msm-ifma.md has the
+ * measurements.
  */
 #define MSM_CAT_(a, b) a##_##b
 #define MSM_CAT(a, b) MSM_CAT_(a, b)
@@ -59,18 +64,33 @@ struct MSM_FN(slot) {
     FE_T *den, *pref;        /* batch: x2 - x1 and prefix products */
     MC_AFFINE_T *dpt;        /* deferred: points whose bucket was pending */
     uint32_t *dbucket;       /* deferred: their buckets */
+    void *vec;               /* the IFMA flush's scratch; NULL: scalar flush */
+    /* IFMA only: the segments' running sums and weighted sums (reduce_batched),
+     * 2 x batch accumulators with their XYZZ parts and states */
+    MC_AFFINE_T *seg_aff;
+    MC_XYZZ_T *seg_xyzz;
+    unsigned char *seg_state;
 };
 
-static size_t MSM_FN(slot_size)(size_t nb, size_t batch)
+static size_t MSM_FN(slot_size)(size_t nb, size_t batch, bool ifma)
 {
     size_t s = nb * (sizeof(MC_AFFINE_T) + sizeof(MC_XYZZ_T) + 1);
     s = (s + 63) & ~(size_t)63;
     s += batch * (2 * sizeof(MC_AFFINE_T) + 2 * sizeof(FE_T) + 2 * sizeof(uint32_t));
+    s = (s + 63) & ~(size_t)63;
+    if (ifma) {
+        s += 2 * batch * (sizeof(MC_XYZZ_T) + sizeof(MC_AFFINE_T) + 1);
+        s = (s + 63) & ~(size_t)63;
+        s += MSM_CAT(msm_ifma_scratch, CURVE)(batch);
+    }
     return (s + 63) & ~(size_t)63;
 }
 
-static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb, size_t batch)
+/* p: 64-byte aligned, slot_size bytes. */
+static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb, size_t batch,
+                             bool ifma)
 {
+    unsigned char *start = p;
     /* largest alignment first: every piece stays 8-byte aligned */
     s->xyzz = (MC_XYZZ_T *)p;
     p += nb * sizeof(MC_XYZZ_T);
@@ -89,6 +109,21 @@ static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb
     s->dbucket = (uint32_t *)p;
     p += batch * sizeof(uint32_t);
     s->state = p;
+    p += nb;
+    s->vec = NULL;
+    s->seg_aff = NULL;
+    s->seg_xyzz = NULL;
+    s->seg_state = NULL;
+    if (!ifma)
+        return;
+    p = start + (((size_t)(p - start) + 63) & ~(size_t)63);
+    s->seg_xyzz = (MC_XYZZ_T *)p;
+    p += 2 * batch * sizeof(MC_XYZZ_T);
+    s->seg_aff = (MC_AFFINE_T *)p;
+    p += 2 * batch * sizeof(MC_AFFINE_T);
+    s->seg_state = p;
+    p += 2 * batch;
+    s->vec = start + (((size_t)(p - start) + 63) & ~(size_t)63);
 }
 
 /* ---- preparation: canonical scalars, scalar-1 shortcut ---------------- */
@@ -130,6 +165,12 @@ static void MSM_FN(flush)(struct MSM_FN(slot) *s, size_t m)
 {
     if (m == 0)
         return;
+    if (s->vec) {
+        MSM_CAT(msm_ifma_flush, CURVE)(s->aff, s->pt, s->bucket, s->den, m, s->vec);
+        for (size_t i = 0; i < m; i++)
+            s->state[s->bucket[i]] &= (unsigned char)~MSM_B_PENDING;
+        return;
+    }
     s->pref[0] = s->den[0];
     for (size_t i = 1; i < m; i++)
         FE(mul)(&s->pref[i], &s->pref[i - 1], &s->den[i]);
@@ -221,6 +262,70 @@ static void MSM_FN(batch_add)(struct MSM_FN(batch) *bt, const MC_AFFINE_T *p, ui
         MSM_FN(batch_flush)(bt);
 }
 
+/* sum_b (b+1) B_b with the additions in batches (IFMA slots): the nb
+ * buckets are cut into S = batch segments of L = nb / S; step j adds
+ * bucket sL + j to the running sum of every segment s, then each running
+ * sum to its segment's sum, S independent additions per batch. Bucket
+ * sL + j weighs (j + 1) + sL, so the total is sum_s T_s + L sum_s s R_s
+ * (T_s the segment sums, R_s the running sums), the last by running sums
+ * over the S segments. Accumulators are affine with XYZZ parts, as
+ * buckets are (batch_add). */
+static MC_XYZZ_T MSM_FN(reduce_batched)(struct MSM_FN(slot) *s, size_t nb, size_t batch)
+{
+    static const MC_XYZZ_T zero_xyzz;
+    size_t S = batch, L = nb / batch;
+    struct MSM_FN(slot) run = *s, seg = *s;
+    run.aff = s->seg_aff;
+    run.xyzz = s->seg_xyzz;
+    run.state = s->seg_state;
+    seg.aff = s->seg_aff + S;
+    seg.xyzz = s->seg_xyzz + S;
+    seg.state = s->seg_state + S;
+    memset(s->seg_state, 0, 2 * S);
+    for (size_t k = 0; k < 2 * S; k++)
+        s->seg_xyzz[k] = zero_xyzz;
+
+    struct MSM_FN(batch) br = {&run, S, 0, 0}, bs = {&seg, S, 0, 0};
+    for (size_t j = L; j-- > 0;) {
+        for (size_t k = 0; k < S; k++) {
+            size_t b = k * L + j;
+            if (s->state[b] & MSM_B_VALID)
+                MSM_FN(batch_add)(&br, &s->aff[b], (uint32_t)k, false);
+            if (!MC_FN(xyzz_is_infinity)(&s->xyzz[b]))
+                MC_FN(xyzz_add)(&run.xyzz[k], &run.xyzz[k], &s->xyzz[b]);
+        }
+        MSM_FN(batch_flush)(&br);
+        for (size_t k = 0; k < S; k++) {
+            if (run.state[k] & MSM_B_VALID)
+                MSM_FN(batch_add)(&bs, &run.aff[k], (uint32_t)k, false);
+            if (!MC_FN(xyzz_is_infinity)(&run.xyzz[k]))
+                MC_FN(xyzz_add)(&seg.xyzz[k], &seg.xyzz[k], &run.xyzz[k]);
+        }
+        MSM_FN(batch_flush)(&bs);
+    }
+
+    MC_XYZZ_T acc = zero_xyzz, weighted = zero_xyzz, total = zero_xyzz;
+    for (size_t k = S; k-- > 1;) {
+        if (run.state[k] & MSM_B_VALID)
+            MC_FN(xyzz_add_mixed)(&acc, &acc, &run.aff[k]);
+        if (!MC_FN(xyzz_is_infinity)(&run.xyzz[k]))
+            MC_FN(xyzz_add)(&acc, &acc, &run.xyzz[k]);
+        if (!MC_FN(xyzz_is_infinity)(&acc))
+            MC_FN(xyzz_add)(&weighted, &weighted, &acc);
+    }
+    if (!MC_FN(xyzz_is_infinity)(&weighted))
+        for (size_t l = L; l > 1; l /= 2) /* L is a power of two */
+            MC_FN(xyzz_dbl)(&weighted, &weighted);
+    for (size_t k = 0; k < S; k++) {
+        if (seg.state[k] & MSM_B_VALID)
+            MC_FN(xyzz_add_mixed)(&total, &total, &seg.aff[k]);
+        if (!MC_FN(xyzz_is_infinity)(&seg.xyzz[k]))
+            MC_FN(xyzz_add)(&total, &total, &seg.xyzz[k]);
+    }
+    MC_FN(xyzz_add)(&total, &total, &weighted);
+    return total;
+}
+
 /* Task = (window w, part): the part's bases into the slot's buckets,
  * then the weighted bucket sum into window_sums[task]. */
 static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, size_t task)
@@ -263,6 +368,10 @@ static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, si
     if (affine) {
         MSM_FN(batch_flush)(&bt);
         MSM_FN(flush)(s, bt.m); /* the re-queued deferred points */
+        if (s->vec) {
+            ctx->window_sums[task] = MSM_FN(reduce_batched)(s, nb, pl->batch);
+            return;
+        }
     }
 
     /* sum_b (b+1) B_b = sum over b of the running sum of buckets >= b */
@@ -284,7 +393,7 @@ static void MSM_FN(worker)(void *arg, size_t slot)
     const struct msm_plan *pl = ctx->plan;
     struct MSM_FN(slot) s;
     MSM_FN(slot_map)(&s, ctx->slots + slot * ctx->slot_bytes,
-                     (size_t)1 << (pl->window - 1), pl->batch);
+                     (size_t)1 << (pl->window - 1), pl->batch, pl->ifma);
     for (;;) {
         size_t t = atomic_fetch_add_explicit(&ctx->next_task, 1, memory_order_relaxed);
         if (t >= pl->n_tasks)
@@ -314,7 +423,7 @@ int MSM_CAT(msm, CURVE)(MC_JAC_T *ret, const MC_AFFINE_T *bases, size_t n_bases,
     ctx.plan = &pl;
     ctx.bases = bases;
     size_t nb = (size_t)1 << (pl.window - 1);
-    ctx.slot_bytes = MSM_FN(slot_size)(nb, pl.batch);
+    ctx.slot_bytes = MSM_FN(slot_size)(nb, pl.batch, pl.ifma);
     rc = -ENOMEM;
     if (msm_plan_alloc(&pl) < 0)
         goto out;

@@ -106,31 +106,36 @@ static void TF(check_set)(size_t n, bool skewed, bool with_density)
         if ((windows[wi] == 1 && n > 100) || (windows[wi] == 3 && n > 1000))
             continue;
         /* 2^15 buckets to reduce per window: once, where the batch-affine
-         * path (4096 points per task) is taken */
+         * path is taken (4096 points per task, 8192 in IFMA lanes) */
         if (windows[wi] == 16 && (n < 4099 || skewed))
             continue;
-        for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
-            if (windows[wi] == 16 && ti > 0)
-                break;
-            /* 7 threads split windows into point ranges: once per data set */
-            if (threads[ti] == 7 && windows[wi] != 12)
-                continue;
-            struct msm_opts o;
-            msm_opts_default(&o);
-            o.window = windows[wi];
-            o.threads = threads[ti];
-            o.proof = 3;
-            o.partition = 4;
-            int rc = T_CAT(msm, CURVE)(&got, bases, nb, s, n, density, &o);
-            if (!CHECK(rc == 0))
-                continue;
-            if (!CHECK(C(jac_eq)(&got, &ref)))
-                fprintf(stderr, "  %s n=%zu skewed=%d density=%d window=%u threads=%u\n",
-                        T_CAT(CURVE, name), n, skewed, with_density, o.window, o.threads);
-            if (ti == 0)
-                got1 = got;
-            else
-                CHECK(C(jac_eq)(&got, &got1));
+        /* both batch flushes, the 8-lane one where the CPU has IFMA
+         * (windows of 12 and more bits take the batch-affine path) */
+        for (int scalar = 0; scalar < (windows[wi] < 12 ? 1 : 2); scalar++) {
+            for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
+                if (windows[wi] == 16 && ti > 0)
+                    break;
+                /* 7 threads split windows into point ranges: once per data set */
+                if (threads[ti] == 7 && windows[wi] != 12)
+                    continue;
+                struct msm_opts o;
+                msm_opts_default(&o);
+                o.window = windows[wi];
+                o.threads = threads[ti];
+                o.proof = 3;
+                o.partition = 4;
+                o.scalar_only = scalar;
+                int rc = T_CAT(msm, CURVE)(&got, bases, nb, s, n, density, &o);
+                if (!CHECK(rc == 0))
+                    continue;
+                if (!CHECK(C(jac_eq)(&got, &ref)))
+                    fprintf(stderr, "  %s n=%zu skewed=%d density=%d window=%u threads=%u scalar=%d\n",
+                            T_CAT(CURVE, name), n, skewed, with_density, o.window, o.threads, scalar);
+                if (ti == 0 && !scalar)
+                    got1 = got;
+                else
+                    CHECK(C(jac_eq)(&got, &got1));
+            }
         }
     }
     /* opts NULL: the defaults */
@@ -150,6 +155,9 @@ static void TF(sizes)(void)
         TF(check_set)(sizes[i], false, true);
         TF(check_set)(sizes[i], true, true);
     }
+    /* the IFMA slots' batches at their cap (2048 of 2^15 buckets at
+     * window 16: 16 buckets per segment of the reduction) */
+    TF(check_set)(8200, false, false);
 }
 
 /* A dense query with more bases than scalars uses the first ones. */

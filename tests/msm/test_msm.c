@@ -3,7 +3,8 @@
  * random and skewed scalars (mostly 0 and 1, some r - 1, some small), with
  * and without density bitmaps, sizes that are not powers of two, forced
  * windows (both the XYZZ and the batch-affine bucket paths), 1, 2 and 7
- * threads (7 splits windows into point ranges); every bad argument; and
+ * threads (7 splits windows into point ranges), the batch-affine flush in
+ * 8 IFMA lanes (where the CPU has it) and scalar; every bad argument; and
  * tracked memory back to where it started.
  */
 #include <errno.h>
