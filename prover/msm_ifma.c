@@ -1,17 +1,16 @@
 /*
  * The MSM's batch-affine flush in 8 lanes with AVX-512 IFMA; see
  * msm_ifma.h for the contract and msm_ifma_template.h for the algorithm.
- * Compiled for AVX-512 function by function (the pragma below): msm.c calls
- * in only after msm_ifma_supported(), so the rest of the program runs on
- * any x86-64.
+ * Compiled for AVX-512 function by function (FPX8_TARGET on each, which
+ * gcc and clang both honour; clang ignores gcc's target pragma): msm.c
+ * calls in only after msm_ifma_supported(), so the rest of the program runs
+ * on any x86-64.
  */
 #include "prover/msm_ifma.h"
 
 #include "arith/field/fp2x8.h"
 
 #if FPX8_HAVE
-#pragma GCC target("avx512f,avx512ifma,avx512dq,avx512vl")
-
 bool msm_ifma_supported(void)
 {
     return fpx8_supported();
@@ -19,7 +18,7 @@ bool msm_ifma_supported(void)
 
 /* Byte offsets of 8 consecutive entries of stride bytes, of which only
  * left (>= 1) exist: the spare lanes repeat the last one. */
-static inline __m512i msm_ifma_offsets(size_t left, size_t stride)
+FPX8_INLINE __m512i msm_ifma_offsets(size_t left, size_t stride)
 {
     if (left >= 8)
         return fpx8_stride(stride);

@@ -28,7 +28,7 @@ size_t MI_FN(scratch)(size_t batch)
     return 2 * ((batch + 7) / 8) * sizeof(V_T);
 }
 
-void MI_FN(flush)(MI_AFFINE_T *aff, const MI_AFFINE_T *pt, const uint32_t *bucket,
+FPX8_TARGET void MI_FN(flush)(MI_AFFINE_T *aff, const MI_AFFINE_T *pt, const uint32_t *bucket,
                   const FE_T *den, size_t m, void *scratch)
 {
     if (m == 0)
