@@ -342,6 +342,29 @@ FIELD_UNROLL
         ret.l[i] = t[i] & nz;
 }
 
+/* One Montgomery round's reduction of the N + 1 word accumulator t: t +=
+ * k m with k = t[0] INV (which zeroes t[0]), then t /= 2^32; the caller
+ * keeps t + k m below 2^(32(N+1)). */
+template <class P>
+FIELD_INLINE void field_mont_step(uint32_t *t)
+{
+    constexpr int N = P::N;
+    uint32_t k = t[0] * P::INV;
+    (void)ptx_mad_lo_cc(k, P::mod(0), t[0]);
+FIELD_UNROLL
+    for (int j = 1; j < N; j++)
+        t[j] = ptx_madc_lo_cc(k, P::mod(j), t[j]);
+    t[N] = ptx_addc(t[N], 0);
+    t[1] = ptx_mad_hi_cc(k, P::mod(0), t[1]);
+FIELD_UNROLL
+    for (int j = 1; j < N - 1; j++)
+        t[j + 1] = ptx_madc_hi_cc(k, P::mod(j), t[j + 1]);
+    t[N] = ptx_madc_hi(k, P::mod(N - 1), t[N]);
+FIELD_UNROLL
+    for (int j = 0; j < N; j++)
+        t[j] = t[j + 1];
+}
+
 /*
  * ret = a * b / 2^(32N) mod m: CIOS Montgomery multiplication (Koc, Acar,
  * Kaliski 1996) on 32-bit limbs with an N+1 word accumulator t.
@@ -389,21 +412,7 @@ FIELD_UNROLL
                 t[j + 1] = ptx_madc_hi_cc(a.l[j], bi, t[j + 1]);
             t[N] = ptx_madc_hi(a.l[N - 1], bi, t[N]);
         }
-        /* t += k * m, then t /= 2^32 (the low word is now zero). */
-        uint32_t k = t[0] * P::INV;
-        (void)ptx_mad_lo_cc(k, P::mod(0), t[0]);
-FIELD_UNROLL
-        for (int j = 1; j < N; j++)
-            t[j] = ptx_madc_lo_cc(k, P::mod(j), t[j]);
-        t[N] = ptx_addc(t[N], 0);
-        t[1] = ptx_mad_hi_cc(k, P::mod(0), t[1]);
-FIELD_UNROLL
-        for (int j = 1; j < N - 1; j++)
-            t[j + 1] = ptx_madc_hi_cc(k, P::mod(j), t[j + 1]);
-        t[N] = ptx_madc_hi(k, P::mod(N - 1), t[N]);
-FIELD_UNROLL
-        for (int j = 0; j < N; j++)
-            t[j] = t[j + 1];
+        field_mont_step<P>(t);
     }
     field_reduce_once<P>(ret.l, t);
 }
@@ -451,20 +460,7 @@ FIELD_UNROLL
         t[N] = 0; /* the shift left the top word stale */
         field_mad_word(t, a, b.l[i]);
         field_mad_word(t, c, d.l[i]);
-        uint32_t k = t[0] * P::INV;
-        (void)ptx_mad_lo_cc(k, P::mod(0), t[0]);
-FIELD_UNROLL
-        for (int j = 1; j < N; j++)
-            t[j] = ptx_madc_lo_cc(k, P::mod(j), t[j]);
-        t[N] = ptx_addc(t[N], 0);
-        t[1] = ptx_mad_hi_cc(k, P::mod(0), t[1]);
-FIELD_UNROLL
-        for (int j = 1; j < N - 1; j++)
-            t[j + 1] = ptx_madc_hi_cc(k, P::mod(j), t[j + 1]);
-        t[N] = ptx_madc_hi(k, P::mod(N - 1), t[N]);
-FIELD_UNROLL
-        for (int j = 0; j < N; j++)
-            t[j] = t[j + 1];
+        field_mont_step<P>(t);
     }
     field_reduce_once<P>(t, t);
     field_reduce_once<P>(ret.l, t);

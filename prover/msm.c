@@ -93,9 +93,7 @@ static size_t msm_batch_size(unsigned c, bool ifma)
  * G2's ratios are close): an XYZZ mixed addition ~11; a batched affine
  * addition ~8 (~3.6 in IFMA lanes, with the lanes' overheads) plus the
  * few points that fall back to XYZZ plus its share of one inversion
- * (~1170 multiplications by Fermat); a bucket of the reduction ~25 (a
- * mixed and a full XYZZ addition), ~10 where the reduction runs in
- * batches too (IFMA: two affine additions and the segments' sums). */
+ * (~1170 multiplications by Fermat). */
 static double msm_point_cost(size_t batch, bool ifma)
 {
     double xyzz = 11.0;
@@ -105,21 +103,21 @@ static double msm_point_cost(size_t batch, bool ifma)
     return affine < xyzz ? affine : xyzz;
 }
 
-static double msm_bucket_cost(bool ifma)
-{
-    return ifma ? 10.0 : 25.0;
-}
-
 /* Window bits for n points: the minimum of the model over ceil(256/c)
- * windows of n accumulations and 2^(c-1) buckets of reduction. */
-static unsigned msm_choose_window(size_t n, bool ifma)
+ * windows of n accumulations and 2^(c-1) buckets of reduction (~25
+ * multiplications a bucket), by the scalar path's costs on both paths.
+ * The IFMA lanes' cheaper additions (and batched reduction, ~10 a bucket)
+ * would move the minimum one or two bits up below 2^18 (2^14: 13 bits for
+ * 12), doubling the buckets' memory for a small gain: a CPU batch at 2^14
+ * (pw 2) peaked at 45.5 MiB against 36.3; at 2^20 both give 16. */
+static unsigned msm_choose_window(size_t n)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= 18; c++) {
         double nw = (double)ceil_div(MSM_SCALAR_BITS, c);
-        double cost = nw * ((double)n * msm_point_cost(msm_batch_size(c, ifma), ifma) +
-                            msm_bucket_cost(ifma) * (double)((size_t)1 << (c - 1)));
+        double cost = nw * ((double)n * msm_point_cost(msm_batch_size(c, false), false) +
+                            25.0 * (double)((size_t)1 << (c - 1)));
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
@@ -167,7 +165,7 @@ static int msm_plan_init(struct msm_plan *pl, size_t n_bases, const fr_t *scalar
     pl->partition = opts->partition;
     pl->threads = opts->threads ? opts->threads : parallel_default_threads();
     bool ifma = !opts->scalar_only && !getenv("ZKB_MSM_SCALAR") && msm_ifma_supported();
-    pl->window = opts->window ? opts->window : msm_choose_window(pl->n_points, ifma);
+    pl->window = opts->window ? opts->window : msm_choose_window(pl->n_points);
     pl->n_windows = ceil_div(MSM_SCALAR_BITS, pl->window);
     /* Whole windows per task while there are a few per thread; else split
      * the points too (each part repeats the bucket reduction). */

@@ -39,17 +39,6 @@ FPX8_INLINE __m512i msm_ifma_offsets(size_t left, size_t stride)
 #define V_GATHER fpx8_gather
 #define V_SCATTER fpx8_scatter
 #include "prover/msm_ifma_template.h"
-#undef CURVE
-#undef FE_T
-#undef V_T
-#undef FE_BATCH_INV
-#undef V_MUL
-#undef V_SQR
-#undef V_SUB_P
-#undef V_CANON
-#undef V_CANON4
-#undef V_GATHER
-#undef V_SCATTER
 
 #define CURVE g2
 #define FE_T fp2_t
@@ -63,17 +52,6 @@ FPX8_INLINE __m512i msm_ifma_offsets(size_t left, size_t stride)
 #define V_GATHER fp2x8_gather
 #define V_SCATTER fp2x8_scatter
 #include "prover/msm_ifma_template.h"
-#undef CURVE
-#undef FE_T
-#undef V_T
-#undef FE_BATCH_INV
-#undef V_MUL
-#undef V_SQR
-#undef V_SUB_P
-#undef V_CANON
-#undef V_CANON4
-#undef V_GATHER
-#undef V_SCATTER
 
 #else /* no AVX-512 build: msm.c never calls the flushes */
 

@@ -1,6 +1,7 @@
 /*
  * The 8-lane batch-affine flush written once for G1 and G2 (private to
  * msm_ifma.c, which includes it once per group). The includer defines
+ * (and the end of this file undefines)
  *   CURVE          the group prefix (g1, g2)
  *   FE_T, V_T      the coordinate field's element, scalar and 8-lane
  *   FE_BATCH_INV   the scalar batch inversion (fp_batch_inv, ...)
@@ -94,3 +95,14 @@ FPX8_TARGET void MI_FN(flush)(MI_AFFINE_T *aff, const MI_AFFINE_T *pt, const uin
 #undef MI_CAT
 #undef MI_FN
 #undef MI_AFFINE_T
+#undef CURVE
+#undef FE_T
+#undef V_T
+#undef FE_BATCH_INV
+#undef V_MUL
+#undef V_SQR
+#undef V_SUB_P
+#undef V_CANON
+#undef V_CANON4
+#undef V_GATHER
+#undef V_SCATTER

@@ -132,6 +132,20 @@ static int edges(fp2_t *e)
     return k;
 }
 
+/* Case k of a check: the edges paired with each other for k < ne^2, then
+ * fresh random values. */
+template <class H>
+static void pick_operands(H *a, H *b, const H *e, int ne, int k)
+{
+    if (k < ne * ne) {
+        *a = e[k / ne];
+        *b = e[k % ne];
+    } else {
+        rand_elem(a);
+        rand_elem(b);
+    }
+}
+
 template <class D, class H>
 static void check_field(const char *name, int n_random)
 {
@@ -142,13 +156,7 @@ static void check_field(const char *name, int n_random)
         long bad = 0;
         for (int k = 0; k < total; k++) {
             H a, b, want, got;
-            if (k < ne * ne) {
-                a = e[k / ne];
-                b = e[k % ne];
-            } else {
-                rand_elem(&a);
-                rand_elem(&b);
-            }
+            pick_operands(&a, &b, e, ne, k);
             ref_op(op, &want, &a, &b);
             dev_op<D>(op, &got, &a, &b);
             if (memcmp(&want, &got, sizeof want) != 0 && bad++ < 3)
@@ -209,13 +217,7 @@ static void check_pair(int n_random)
     int total = ne * ne + n_random;
     for (int k = 0; k < total; k++) {
         fp2_t a, b, want, got;
-        if (k < ne * ne) {
-            a = e[k / ne];
-            b = e[k % ne];
-        } else {
-            rand_elem(&a);
-            rand_elem(&b);
-        }
+        pick_operands(&a, &b, e, ne, k);
         dev_fp2_t x, y;
         memcpy(&x, &a, sizeof x);
         memcpy(&y, &b, sizeof y);
