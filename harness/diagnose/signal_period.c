@@ -195,7 +195,10 @@ int signal_period_find(signal_period_t *ret, const double *t, const double *y, s
         p = vertex(r, kj) / j;
     }
     R.period = p * R.step;
-    R.strength = r[first];
+    /* each lag is averaged over its own m - k products, which lets a short
+     * window's peak pass 1 by a little (1.0004 seen): a correlation is at
+     * most 1 */
+    R.strength = fmin(1.0, r[first]);
 done:
     free(g);
     free(r);
