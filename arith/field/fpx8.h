@@ -27,7 +27,7 @@
 #include "arith/field/bls12_381.h"
 #include "arith/field/fp.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZKB_NO_IFMA)
 #define FPX8_HAVE 1
 
 #include <immintrin.h>
