@@ -389,8 +389,7 @@ static long occupancy(const capacity_model_t *m, int pw, long *proving, long *qu
     return pw < avail - *proving - *queued ? pw : avail - *proving - *queued;
 }
 
-/* The model at pw alone: occupancy, tracked bytes, residual, retention. */
-static void capacity_predict_model(capacity_point_t *out, const capacity_model_t *m, int pw)
+void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
 {
     memset(out, 0, sizeof *out);
     out->pw = pw;
@@ -418,26 +417,6 @@ static void capacity_predict_model(capacity_point_t *out, const capacity_model_t
     out->peak = m->baseline + (1 + m->rest_share) * tracked + out->retention;
     out->low = out->peak - half;
     out->high = out->peak + half;
-}
-
-void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
-{
-    capacity_predict_model(out, m, pw);
-    /* a larger pw runs every schedule a smaller one does: it keeps at least
-     * the peak of each pw below. The retention fit can dip between two pw
-     * (a 2^16 CPU fit gave 111.34 MB at pw 2 and 111.28 at pw 3), which the
-     * model alone would report as memory saved by more workers. */
-    for (int w = 1; w < pw; w++) {
-        capacity_point_t below;
-        capacity_predict_model(&below, m, w);
-        if (below.peak > out->peak) {
-            double d = below.peak - out->peak;
-            out->peak += d;
-            out->low += d;
-            out->high += d;
-            out->retention += d;
-        }
-    }
     if (m->load_peak > out->peak) { /* loading peaked higher than this pw works */
         out->peak = out->low = out->high = m->load_peak;
         out->load = true;

@@ -80,10 +80,9 @@ static double arenas_of(const capacity_retention_t *r, int w)
     return r->arenas_max > 0 && w > r->arenas_max ? r->arenas_max : (w > 0 ? w : 1);
 }
 
-double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int workers, int held, int waiting)
+/* The three bounds at `workers` alone (capacity_retention_at). */
+static double retention_bounds(const capacity_retention_t *r, int workers_fit, int workers, int held, int waiting)
 {
-    if (!r->measured)
-        return 0;
     if (r->dirty_decay_ms == 0 && r->muzzy_decay_ms == 0)
         return r->bytes; /* freed pages go back at once: nothing accumulates with more arenas */
     double a_fit = arenas_of(r, workers_fit), a = arenas_of(r, workers);
@@ -105,6 +104,23 @@ double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int
         R = fmin(R, fmax(r->bytes, r->freed_in_decay * a / a_fit));
     }
     return fmax(0, R);
+}
+
+double capacity_retention_at(const capacity_retention_t *r, int workers_fit, int workers, int held, int waiting)
+{
+    if (!r->measured)
+        return 0;
+    /* The footprint bound's share is a whole number of partitions, so the
+     * bounds alone can fall with one more worker (fitted at pw 1 with 20
+     * MiB kept, 19 in one arena, partitions of 8 MiB, L = w + 3: 20, 25,
+     * 20, 25 MiB at w = 1..4). w workers can run every
+     * schedule fewer workers do (one idles), each of them holding one
+     * partition less in synthesis: R at w is the largest bound at any w'
+     * from the fit's workers to w. */
+    double R = retention_bounds(r, workers_fit, workers, held, waiting);
+    for (int d = 1; workers - d >= workers_fit && held - d > 0; d++)
+        R = fmax(R, retention_bounds(r, workers_fit, workers - d, held - d, waiting - d));
+    return R;
 }
 
 static json_t *jbytes(double v)

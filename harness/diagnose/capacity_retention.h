@@ -19,7 +19,10 @@
  * waiting at the peak are live, not kept. The decay bound: pages freed more
  * than one decay period ago are returned, and freeing grows at most with
  * the workers. Neither bound takes R below R_fit; a decay of 0 returns
- * pages at once: R stays R_fit.
+ * pages at once: R stays R_fit. The share is a whole number of
+ * partitions, so the minimum can fall with one more worker; pw workers can
+ * run every schedule fewer do, so R(pw) is the largest minimum at any w
+ * from pw_fit to pw: it never falls as pw grows.
  */
 #ifndef ZKB_CAPACITY_RETENTION_H
 #define ZKB_CAPACITY_RETENTION_H

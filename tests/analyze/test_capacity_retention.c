@@ -108,6 +108,17 @@ static void test_at(void)
           capacity_retention_at(&r, 4, 1, 4, 2) / MIB);
     r.bytes = 20 * MIB;
     CHECK(capacity_retention_at(&r, 4, 1, 4, 2) == 0, "never below 0");
+    r = fitted();
+    /* 20 MiB kept at pw 1, 19 by the synthesis arena: the bounds alone
+     * give 20, 25 (1 + 2 x 3 x 8 - 3 x 8), 20 (1 + 3 x 2 x 8 - 4 x 8, not
+     * below the fit), 25 at pw 1..4; pw 3 can run pw 2's schedules */
+    r.bytes = 20 * MIB;
+    r.arena = 19 * MIB;
+    double at[6];
+    for (int w = 1; w <= 5; w++)
+        at[w] = capacity_retention_at(&r, 1, w, w + 3, w + 1) / MIB;
+    CHECK(at[1] == 20 && at[2] == 25 && at[3] == 25 && at[4] == 25 && at[5] == 33,
+          "never less with more workers: %g %g %g %g %g", at[1], at[2], at[3], at[4], at[5]);
 }
 
 static void test_predict(void)
