@@ -251,7 +251,9 @@ static inline int msm_digit(const uint64_t *k, size_t w, unsigned c)
 #define CURVE g2
 #define FE_T fp2_t
 #define FE(op) fp2_##op
+#define MSM_FE_NORM /* the batch inverts norms in Fp */
 #include "prover/msm_template.h"
 #undef CURVE
 #undef FE_T
 #undef FE
+#undef MSM_FE_NORM
