@@ -49,6 +49,12 @@ void g1_jac_sigma(g1_jac_t *ret, const g1_jac_t *p)
     ret->z = p->z;
 }
 
+void g1_affine_mul_x2(g1_affine_t *ret, const g1_affine_t *p)
+{
+    fp_mul(&ret->x, &p->x, &G1_BETA);
+    fp_neg(&ret->y, &p->y);
+}
+
 /* Scott, "A note on group membership tests for G1, G2 and GT on BLS
  * pairing-friendly curves" (ePrint 2021/1130): P is in G1 iff
  * sigma(P) = [-x^2]P. Why it suffices: if sigma acts as lambda = -x^2 on

@@ -69,6 +69,9 @@ void g1_jac_mul_fr(g1_jac_t *ret, const g1_jac_t *p, const fr_t *k);
 /* sigma(x, y) = (beta x, y), beta a cube root of unity in Fp: an
  * endomorphism acting on G1 as [-x^2] (x the BLS parameter). */
 void g1_jac_sigma(g1_jac_t *ret, const g1_jac_t *p);
+/* [x^2]p for p in G1, by the endomorphism: -sigma(p) = (beta x, -y), one
+ * field multiplication (the MSM's scalar split); infinity stays (0, 0). */
+void g1_affine_mul_x2(g1_affine_t *ret, const g1_affine_t *p);
 /* In the order-r subgroup; as g1_affine_in_subgroup. */
 bool g1_jac_in_subgroup(const g1_jac_t *p);
 /* [1 - x]p: maps any point of E(Fp) into G1 (the hash-to-curve effective

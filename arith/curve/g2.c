@@ -67,6 +67,31 @@ void g2_jac_psi(g2_jac_t *ret, const g2_jac_t *p)
     fp2_conj(&ret->z, &p->z);
 }
 
+void g2_affine_mul_x_abs(g2_affine_t *ret, const g2_affine_t *p)
+{
+    fp2_t t;
+    fp2_conj(&t, &p->x);
+    fp2_mul(&ret->x, &t, &PSI_CX);
+    fp2_conj(&t, &p->y);
+    fp2_mul(&t, &t, &PSI_CY);
+    fp2_neg(&ret->y, &t);
+}
+
+/* psi^2(x, y) = (x N(PSI_CX), y N(PSI_CY)) (conj o conj = id): N(PSI_CY)
+ * = 1 / 2^((p - 1) / 2) = -1, 2 being no square mod p (p = 3 mod 8), and
+ * N(PSI_CX) = 0x1a0111ea...8bfd00000000aaac, a cube root of unity in Fp
+ * (the square of G1's beta); Montgomery form below. */
+static const fp_t PSI2_CX = {{
+    0xcd03c9e48671f071ull, 0x5dab22461fcda5d2ull, 0x587042afd3851b95ull,
+    0x8eb60ebe01bacb9eull, 0x03f97d6e83d050d2ull, 0x18f0206554638741ull,
+}};
+
+void g2_affine_mul_x2(g2_affine_t *ret, const g2_affine_t *p)
+{
+    fp2_mul_fp(&ret->x, &p->x, &PSI2_CX);
+    fp2_neg(&ret->y, &p->y);
+}
+
 /* Scott, "A note on group membership tests for G1, G2 and GT on BLS
  * pairing-friendly curves" (ePrint 2021/1130): on BLS12 curves
  * Q is in G2 iff psi(Q) = [x]Q. One 64-bit multiplication instead of a

@@ -69,6 +69,11 @@ void g2_jac_mul_fr(g2_jac_t *ret, const g2_jac_t *p, const fr_t *k);
 /* psi = untwist o Frobenius o twist: an endomorphism of E'(Fp2) acting on
  * G2 as [p] = [x] (x the BLS parameter). */
 void g2_jac_psi(g2_jac_t *ret, const g2_jac_t *p);
+/* For p in G2, by psi (the MSM's scalar split): [|x|]p = -psi(p), two Fp2
+ * multiplications, and [x^2]p = psi^2(p) = (c x, -y) with c in Fp, two Fp
+ * multiplications. Infinity stays (0, 0). */
+void g2_affine_mul_x_abs(g2_affine_t *ret, const g2_affine_t *p);
+void g2_affine_mul_x2(g2_affine_t *ret, const g2_affine_t *p);
 /* In the order-r subgroup; as g2_affine_in_subgroup. */
 bool g2_jac_in_subgroup(const g2_jac_t *p);
 /* [h_eff]p: maps any point of E'(Fp2) into G2 (the hash-to-curve effective

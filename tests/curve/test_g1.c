@@ -86,6 +86,31 @@ static void test_sigma(int rounds)
     mpz_clears(x2, t, NULL);
 }
 
+/* g1_affine_mul_x2 (the MSM's split) against [x^2] by the reference
+ * multiplication, on the generator, random points of G1 and infinity. */
+static void test_mul_x2(int rounds)
+{
+    mpz_t x2;
+    mpz_init(x2);
+    x_squared(x2);
+    for (int i = 0; i <= rounds; i++) {
+        g1_affine_t p = G1_GENERATOR, want, got;
+        if (i > 0) {
+            uint64_t k[4];
+            for (int l = 0; l < 4; l++)
+                k[l] = test_rand_u64();
+            ref_mul(&p, &G1_GENERATOR, k, 4);
+        }
+        ref_mul_mpz(&want, &p, x2);
+        g1_affine_mul_x2(&got, &p);
+        CHECK(g1_affine_eq(&got, &want));
+    }
+    g1_affine_t got;
+    g1_affine_mul_x2(&got, &G1_INFINITY);
+    CHECK(g1_affine_is_infinity(&got));
+    mpz_clear(x2);
+}
+
 /* clear_cofactor is [1 - x] = [1 + |x|] by definition. */
 static void test_clear_cofactor(int rounds)
 {
@@ -108,6 +133,7 @@ int main(void)
     test_published_generator();
     run_group_tests(64);
     test_sigma(16);
+    test_mul_x2(8);
     test_clear_cofactor(4);
     return test_finish();
 }

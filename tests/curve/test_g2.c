@@ -108,6 +108,39 @@ static void test_psi(int rounds)
     mpz_clears(x, t, NULL);
 }
 
+/* g2_affine_mul_x_abs and g2_affine_mul_x2 (the MSM's split) against
+ * [|x|] and [x^2] by the reference multiplication, on the generator,
+ * random points of G2 and infinity. */
+static void test_mul_x(int rounds)
+{
+    mpz_t x2;
+    mpz_init(x2);
+    bls_x(x2);
+    mpz_mul(x2, x2, x2);
+    const uint64_t x_abs = BLS12_381_X_ABS;
+    for (int i = 0; i <= rounds; i++) {
+        g2_affine_t p = G2_GENERATOR, want, got;
+        if (i > 0) {
+            uint64_t k[4];
+            for (int l = 0; l < 4; l++)
+                k[l] = test_rand_u64();
+            ref_mul(&p, &G2_GENERATOR, k, 4);
+        }
+        ref_mul(&want, &p, &x_abs, 1);
+        g2_affine_mul_x_abs(&got, &p);
+        CHECK(g2_affine_eq(&got, &want));
+        ref_mul_mpz(&want, &p, x2);
+        g2_affine_mul_x2(&got, &p);
+        CHECK(g2_affine_eq(&got, &want));
+    }
+    g2_affine_t got;
+    g2_affine_mul_x_abs(&got, &G2_INFINITY);
+    CHECK(g2_affine_is_infinity(&got));
+    g2_affine_mul_x2(&got, &G2_INFINITY);
+    CHECK(g2_affine_is_infinity(&got));
+    mpz_clear(x2);
+}
+
 /* clear_cofactor (Budroni-Pintore with psi) against the plain effective
  * cofactor h_eff = 3 (x^2 - 1) h2 of RFC 9380, with the G2 cofactor
  * h2 = (x^8 - 4x^7 + 5x^6 - 4x^4 + 6x^3 - 4x^2 - 4x + 13) / 9. */
@@ -151,6 +184,7 @@ int main(void)
     test_published_generator();
     run_group_tests(32);
     test_psi(4);
+    test_mul_x(4);
     test_clear_cofactor(2);
     return test_finish();
 }
