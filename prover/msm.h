@@ -35,20 +35,26 @@ struct msm_opts {
     int proof, partition; /* tags of the scratch buffers (MEM_KIND_MSM) */
     bool scalar_only;     /* the scalar field code even where AVX-512 IFMA
                              would run (tests; so does ZKB_MSM_SCALAR set) */
+    unsigned split;       /* parts of each scalar (msm.c: the scalar split),
+                             0: chosen from the size; 1; 2; 4 (G2 only).
+                             Above 1 it runs the scalar path (tests) */
 };
 
-/* threads 0, window 0, proof and partition -1, scalar_only false. */
+/* threads 0, window 0, proof and partition -1, scalar_only false,
+ * split 0. */
 void msm_opts_default(struct msm_opts *opts);
 
 /*
  * ret = sum_i scalars[i] * base(i) over the variables i < n_scalars that
  * have a base (see above); n_scalars = 0 gives infinity. opts NULL means
  * the defaults. Scratch memory (scalar copies, buckets) is tracked as
- * MEM_KIND_MSM and freed before returning.
+ * MEM_KIND_MSM and freed before returning (with the scalar split, below
+ * 2^19 points, the bases' endomorphism images too: one point a base for
+ * G1, up to three for G2).
  * Returns 0; -EINVAL (ret untouched) for ret NULL, bases or scalars NULL
- * where elements are needed, an n_bases that does not match, or a window
- * out of range; -ENOMEM when scratch memory could not be had (nothing
- * stays allocated).
+ * where elements are needed, an n_bases that does not match, a window
+ * out of range or a split the group does not have; -ENOMEM when scratch
+ * memory could not be had (nothing stays allocated).
  */
 int msm_g1(g1_jac_t *ret, const g1_affine_t *bases, size_t n_bases, const fr_t *scalars,
            size_t n_scalars, const uint64_t *density, const struct msm_opts *opts);

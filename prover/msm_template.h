@@ -6,6 +6,9 @@
  *   FE(op)     the field's function for op (fp_mul, fp2_mul, ...)
  *   MSM_FE_NORM  optional, for Fp2: the batch's inversions run on the
  *              norms in Fp (batch_inv_start)
+ *   MSM_MAX_SPLIT  the most parts of a scalar on the scalar path (msm.c:
+ *              the scalar split), with msm_<CURVE>_images making the
+ *              bases' endomorphism images
  * and provides, before the first inclusion, the group-independent helpers
  * of msm.c (struct msm_plan, msm_digit, msm_prepare_chunk, ...).
  *
@@ -49,6 +52,7 @@
 struct MSM_FN(ctx) {
     const struct msm_plan *plan;
     const MC_AFFINE_T *bases;
+    MC_AFFINE_T *images;     /* virtual points n_points .. n_virtual - 1 */
     MC_XYZZ_T *chunk_ones;   /* prepare: sum of bases with scalar 1, per chunk */
     MC_XYZZ_T *window_sums;  /* sum_b (b+1) B_b per task (window, part) */
     unsigned char *slots;    /* per worker: buckets and batch arrays */
@@ -128,7 +132,7 @@ static void MSM_FN(slot_map)(struct MSM_FN(slot) *s, unsigned char *p, size_t nb
     s->vec = start + (((size_t)(p - start) + 63) & ~(size_t)63);
 }
 
-/* ---- preparation: canonical scalars, scalar-1 shortcut ---------------- */
+/* ---- preparation: canonical scalars, their parts, images ------------- */
 
 static void MSM_FN(prepare_chunk)(void *arg, size_t t)
 {
@@ -141,10 +145,11 @@ static void MSM_FN(prepare_chunk)(void *arg, size_t t)
     size_t lo = t * MSM_PREP_CHUNK, hi = lo + MSM_PREP_CHUNK;
     if (hi > pl->n_scalars)
         hi = pl->n_scalars;
+    unsigned words = pl->words;
     for (size_t i = lo; i < hi; i++) {
         if (pl->density && !((pl->density[i / 64] >> (i % 64)) & 1))
             continue;
-        uint64_t *s = pl->limbs + 4 * k;
+        uint64_t s[4], parts[4];
         fr_to_limbs(s, &pl->scalars[i]);
         if (MC_FN(affine_is_infinity)(&ctx->bases[k])) {
             /* contributes nothing: skipped here once, not in every window */
@@ -154,6 +159,17 @@ static void MSM_FN(prepare_chunk)(void *arg, size_t t)
             MC_FN(xyzz_add_mixed)(&acc, &acc, &ctx->bases[k]);
             s[0] = 0;
         }
+        msm_split(parts, s, pl->split);
+        for (unsigned j = 0; j < pl->split; j++)
+            memcpy(pl->limbs + (j * pl->n_points + k) * words, parts + j * words,
+                   words * sizeof(uint64_t));
+        /* images only where a part past the first is not 0 (skewed
+         * witnesses: small scalars have none) */
+        bool upper = false;
+        for (unsigned l = words; l < 4; l++)
+            upper |= parts[l] != 0;
+        if (upper)
+            MSM_FN(images)(&ctx->images[k], pl->n_points, &ctx->bases[k], pl->split);
         k++;
     }
     ctx->chunk_ones[t] = acc;
@@ -381,18 +397,15 @@ static MC_XYZZ_T MSM_FN(reduce_batched)(struct MSM_FN(slot) *s, size_t nb, size_
     return total;
 }
 
-/* Task = (window w, part): the part's bases into the slot's buckets,
- * then the weighted bucket sum into window_sums[task]. */
+/* Task = (window w, range of virtual points): the range's bases (and
+ * images) into the slot's buckets, then the weighted bucket sum into
+ * window_sums[task]. */
 static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, size_t task)
 {
     const struct msm_plan *pl = ctx->plan;
-    unsigned c = pl->window;
-    size_t w = task / pl->parts, part = task % pl->parts;
-    size_t lo = part * pl->part_len, hi = lo + pl->part_len;
-    if (lo > pl->n_points) /* rounding can leave the last parts empty */
-        lo = pl->n_points;
-    if (hi > pl->n_points)
-        hi = pl->n_points;
+    unsigned c = pl->window, words = pl->words;
+    size_t w, lo, hi;
+    msm_task_range(pl, task, &w, &lo, &hi);
     size_t nb = (size_t)1 << (c - 1);
     bool affine = pl->batch > 0 && hi - lo >= pl->affine_min;
     static const MC_XYZZ_T zero_xyzz;
@@ -404,10 +417,12 @@ static void MSM_FN(run_task)(struct MSM_FN(ctx) *ctx, struct MSM_FN(slot) *s, si
 
     struct MSM_FN(batch) bt = {s, pl->batch, 0, 0};
     for (size_t k = lo; k < hi; k++) {
-        int d = msm_digit(pl->limbs + 4 * k, w, c);
+        int d = msm_digit(pl->limbs + k * words, words, w, c);
         if (d == 0)
             continue;
-        const MC_AFFINE_T *base = &ctx->bases[k]; /* not infinity: see prepare */
+        /* not infinity: see prepare */
+        const MC_AFFINE_T *base = k < pl->n_points ? &ctx->bases[k]
+                                                   : &ctx->images[k - pl->n_points];
         size_t b = (size_t)(d < 0 ? -d : d) - 1;
         MC_AFFINE_T p;
         p.x = base->x;
@@ -464,7 +479,7 @@ int MSM_CAT(msm, CURVE)(MC_JAC_T *ret, const MC_AFFINE_T *bases, size_t n_bases,
                         const struct msm_opts *opts)
 {
     struct msm_plan pl;
-    int rc = msm_plan_init(&pl, n_bases, scalars, n_scalars, density, opts);
+    int rc = msm_plan_init(&pl, n_bases, scalars, n_scalars, density, MSM_MAX_SPLIT, opts);
     if (rc < 0 || !ret || (!bases && pl.n_points > 0))
         return rc < 0 ? rc : -EINVAL;
     if (pl.n_points == 0) {
@@ -486,6 +501,14 @@ int MSM_CAT(msm, CURVE)(MC_JAC_T *ret, const MC_AFFINE_T *bases, size_t n_bases,
                                pl.n_chunks * sizeof(MC_XYZZ_T));
     ctx.window_sums = mem_alloc(MEM_KIND_MSM, pl.proof, pl.partition,
                                 pl.n_tasks * sizeof(MC_XYZZ_T));
+    if (pl.split > 1) {
+        size_t n_img = (pl.split - 1) * pl.n_points;
+        if (n_img > SIZE_MAX / sizeof(MC_AFFINE_T))
+            goto out;
+        ctx.images = mem_alloc(MEM_KIND_MSM, pl.proof, pl.partition, n_img * sizeof(MC_AFFINE_T));
+        if (!ctx.images)
+            goto out;
+    }
     ctx.slots = mem_alloc(MEM_KIND_MSM, pl.proof, pl.partition, pl.workers * ctx.slot_bytes);
     if (!ctx.chunk_ones || !ctx.window_sums || !ctx.slots)
         goto out;
@@ -502,14 +525,16 @@ int MSM_CAT(msm, CURVE)(MC_JAC_T *ret, const MC_AFFINE_T *bases, size_t n_bases,
         if (!MC_FN(xyzz_is_infinity)(&acc))
             for (unsigned i = 0; i < pl.window; i++)
                 MC_FN(xyzz_dbl)(&acc, &acc);
-        for (size_t p = 0; p < pl.parts; p++)
-            MC_FN(xyzz_add)(&acc, &acc, &ctx.window_sums[w * pl.parts + p]);
+        size_t count, first = msm_window_tasks(&pl, w, &count);
+        for (size_t p = 0; p < count; p++)
+            MC_FN(xyzz_add)(&acc, &acc, &ctx.window_sums[first + p]);
     }
     for (size_t t = 0; t < pl.n_chunks; t++)
         MC_FN(xyzz_add)(&acc, &acc, &ctx.chunk_ones[t]);
     MC_FN(xyzz_to_jac)(ret, &acc);
     rc = 0;
 out:
+    mem_free(ctx.images);
     mem_free(ctx.slots);
     mem_free(ctx.window_sums);
     mem_free(ctx.chunk_ones);

@@ -109,11 +109,17 @@ static void TF(check_set)(size_t n, bool skewed, bool with_density)
          * path is taken (4096 points per task, 8192 in IFMA lanes) */
         if (windows[wi] == 16 && (n < 4099 || skewed))
             continue;
-        /* both batch flushes, the 8-lane one where the CPU has IFMA
-         * (windows of 12 and more bits take the batch-affine path) */
-        for (int scalar = 0; scalar < (windows[wi] < 12 ? 1 : 2); scalar++) {
+        /* mode 0: the defaults (the 8-lane flush where the CPU has IFMA);
+         * then the scalar path with each split forced (1, 2, and 4 for
+         * G2); windows below 12 bits (no batch-affine path) only with the
+         * largest split */
+        for (unsigned mode = 0; mode < 4; mode++) {
+            unsigned split = mode == 0 ? 0 : 1u << (mode - 1);
+            if (split > MAX_SPLIT || (windows[wi] < 12 && split != 0 && split != MAX_SPLIT))
+                continue;
             for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
-                if (windows[wi] == 16 && ti > 0)
+                /* the smaller forced splits: one thread */
+                if ((windows[wi] == 16 || (split != 0 && split != MAX_SPLIT)) && ti > 0)
                     break;
                 /* 7 threads split windows into point ranges: once per data set */
                 if (threads[ti] == 7 && windows[wi] != 12)
@@ -124,14 +130,15 @@ static void TF(check_set)(size_t n, bool skewed, bool with_density)
                 o.threads = threads[ti];
                 o.proof = 3;
                 o.partition = 4;
-                o.scalar_only = scalar;
+                o.scalar_only = split != 0;
+                o.split = split;
                 int rc = T_CAT(msm, CURVE)(&got, bases, nb, s, n, density, &o);
                 if (!CHECK(rc == 0))
                     continue;
                 if (!CHECK(C(jac_eq)(&got, &ref)))
-                    fprintf(stderr, "  %s n=%zu skewed=%d density=%d window=%u threads=%u scalar=%d\n",
-                            T_CAT(CURVE, name), n, skewed, with_density, o.window, o.threads, scalar);
-                if (ti == 0 && !scalar)
+                    fprintf(stderr, "  %s n=%zu skewed=%d density=%d window=%u threads=%u split=%u\n",
+                            T_CAT(CURVE, name), n, skewed, with_density, o.window, o.threads, split);
+                if (ti == 0 && mode == 0)
                     got1 = got;
                 else
                     CHECK(C(jac_eq)(&got, &got1));
@@ -211,6 +218,14 @@ static void TF(bad_input)(void)
     CHECK(T_CAT(msm, CURVE)(&got, bases, 16, s, 16, density, &o) == -EINVAL);
     o.window = MSM_MAX_WINDOW + 1;
     CHECK(T_CAT(msm, CURVE)(&got, bases, n, s, n, NULL, &o) == -EINVAL);
+    o.window = 0;
+    /* splits the group does not have: 3, 8, twice its largest */
+    static const unsigned bad_splits[] = {3, 8, 2 * MAX_SPLIT};
+    for (size_t i = 0; i < sizeof bad_splits / sizeof bad_splits[0]; i++) {
+        o.split = bad_splits[i];
+        CHECK(T_CAT(msm, CURVE)(&got, bases, n, s, n, NULL, &o) == -EINVAL);
+    }
+    o.split = 0;
     CHECK(memcmp(&got, &before, sizeof got) == 0);
 
     /* the accepted edges */

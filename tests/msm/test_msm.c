@@ -4,7 +4,8 @@
  * and without density bitmaps, sizes that are not powers of two, forced
  * windows (both the XYZZ and the batch-affine bucket paths), 1, 2 and 7
  * threads (7 splits windows into point ranges), the batch-affine flush in
- * 8 IFMA lanes (where the CPU has it) and scalar; every bad argument; and
+ * 8 IFMA lanes (where the CPU has it) and scalar, the scalar split into
+ * 2 (and for G2 4) parts by the endomorphisms; every bad argument; and
  * tracked memory back to where it started.
  */
 #include <errno.h>
@@ -42,15 +43,19 @@ static void rand_skewed(fr_t *s, size_t n)
 
 #define CURVE g1
 #define GENERATOR G1_GENERATOR
+#define MAX_SPLIT 2u
 #include "tests/msm/msm_test_template.h"
 #undef CURVE
 #undef GENERATOR
+#undef MAX_SPLIT
 
 #define CURVE g2
 #define GENERATOR G2_GENERATOR
+#define MAX_SPLIT 4u
 #include "tests/msm/msm_test_template.h"
 #undef CURVE
 #undef GENERATOR
+#undef MAX_SPLIT
 
 int main(void)
 {
