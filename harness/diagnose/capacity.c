@@ -376,34 +376,63 @@ static int freed_in_decay(capacity_model_t *m, const struct buf *b, size_t nb)
 
 /* ---- prediction ---- */
 
-/* Partitions proving, queued, and the synthesis slots pw fills, within the
- * partitions the proofs in flight hold. */
-static long occupancy(const capacity_model_t *m, int pw, long *proving, long *queued)
+/* Bytes a synthesis slot holds: a slot holds a partition while
+ * synthesizing and while blocked, counted in whichever state holds more. */
+static double slot_bytes(const capacity_model_t *m)
 {
-    long avail = m->concurrency > 0 && m->partitions > 0 ? (long)m->concurrency * m->partitions - m->finishing
-                                                          : 1L << 30;
-    if (avail < 0)
-        avail = 0;
-    *proving = m->gpu_workers < avail ? m->gpu_workers : avail;
-    *queued = m->gpu_queue < avail - *proving ? m->gpu_queue : avail - *proving;
-    return pw < avail - *proving - *queued ? pw : avail - *proving - *queued;
+    const double *F = m->state_bytes;
+    return F[CAPACITY_SYNTH] > F[CAPACITY_HELD] ? F[CAPACITY_SYNTH] : F[CAPACITY_HELD];
+}
+
+/* Partitions proving, queued, in the synthesis slots pw fills and
+ * finishing, each up to its own bound. Where the proofs in flight bound
+ * them all (concurrency x partitions), the states that hold the most fill
+ * first: the peak is the worst arrangement the pipeline allows, as a
+ * proof's partitions can all be before finishing at once (at
+ * --concurrency 1 and pw 2 a run peaked with 2 blocked, 1 queued, 1
+ * proving and none finishing). Returns the slots. */
+static long occupancy(const capacity_model_t *m, int pw, long *proving, long *queued, long *finishing)
+{
+    long avail = m->concurrency > 0 && m->partitions > 0 ? (long)m->concurrency * m->partitions : 1L << 30;
+    const double *F = m->state_bytes;
+    long slots = 0;
+    struct fill {
+        long cap;
+        double bytes;
+        long *n;
+    } st[4] = {{m->gpu_workers, F[CAPACITY_PROVE], proving},
+               {m->gpu_queue, F[CAPACITY_HELD], queued},
+               {pw, slot_bytes(m), &slots},
+               {m->finishing, F[CAPACITY_FINISH], finishing}};
+    /* by bytes held, most first; ties keep the pipeline's order */
+    for (int i = 1; i < 4; i++)
+        for (int j = i; j > 0 && st[j].bytes > st[j - 1].bytes; j--) {
+            struct fill t = st[j];
+            st[j] = st[j - 1];
+            st[j - 1] = t;
+        }
+    for (int i = 0; i < 4; i++) {
+        long cap = st[i].cap > 0 ? st[i].cap : 0;
+        *st[i].n = cap < avail ? cap : avail;
+        avail -= *st[i].n;
+    }
+    return slots;
 }
 
 void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
 {
     memset(out, 0, sizeof *out);
     out->pw = pw;
-    long proving, queued, fit_proving, fit_queued;
-    long slots = occupancy(m, pw, &proving, &queued), fit_slots = occupancy(m, m->pw, &fit_proving, &fit_queued);
+    long proving, queued, finishing, fit_proving, fit_queued, fit_finishing;
+    long slots = occupancy(m, pw, &proving, &queued, &finishing);
+    long fit_slots = occupancy(m, m->pw, &fit_proving, &fit_queued, &fit_finishing);
     out->bound = slots < pw;
     const double *F = m->state_bytes;
-    /* a slot holds a partition while synthesizing and while blocked: count
-     * it in whichever state holds more */
     bool slot_synth = F[CAPACITY_SYNTH] > F[CAPACITY_HELD];
     out->n[CAPACITY_SYNTH] = slot_synth ? (int)slots : 0;
     out->n[CAPACITY_HELD] = (int)(queued + (slot_synth ? 0 : slots));
     out->n[CAPACITY_PROVE] = (int)proving;
-    out->n[CAPACITY_FINISH] = m->finishing;
+    out->n[CAPACITY_FINISH] = (int)finishing;
     double tracked = 0;
     for (int s = 0; s < CAPACITY_NSTATES; s++)
         tracked += out->n[s] * F[s];
@@ -413,7 +442,7 @@ void capacity_predict(capacity_point_t *out, const capacity_model_t *m, int pw)
     /* the synthesis workers that hold a partition at once allocate from
      * their own arenas (capacity_retention.h) */
     out->retention = capacity_retention_at(&m->retention, (int)fit_slots, (int)slots,
-                                           (int)(slots + queued + proving + m->finishing), (int)(slots + queued));
+                                           (int)(slots + queued + proving + finishing), (int)(slots + queued));
     out->peak = m->baseline + (1 + m->rest_share) * tracked + out->retention;
     out->low = out->peak - half;
     out->high = out->peak + half;

@@ -143,14 +143,25 @@ static void test_predict(void)
     capacity_predict(&c, &m, 2);
     CHECK(fabs(c.peak - 98.25 * MIB) < 1 && c.retention == 17 * MIB, "pw 2 peak %g MiB, retention %g",
           c.peak / MIB, c.retention / MIB);
-    /* pw 6: 5 slots at most (8 in flight - 1 finishing - 1 proving - 1
-     * queued), 8 held, 6 waiting; 9 + 4 x 8 = 41 kept, but 5 arenas hold
-     * 2 partitions each (80 MiB), 48 of them waiting: 1 + 32 = 33 */
+    /* pw 5: 8 in flight (2 proofs x 4) leave room for all: 5 slots, 1
+     * queued, 1 proving and 1 finishing */
+    capacity_predict(&c, &m, 5);
+    CHECK(!c.bound && c.n[CAPACITY_HELD] == 6 && c.n[CAPACITY_PROVE] == 1 && c.n[CAPACITY_FINISH] == 1,
+          "pw 5: bound %d, held %d, proving %d, finishing %d", c.bound, c.n[CAPACITY_HELD], c.n[CAPACITY_PROVE],
+          c.n[CAPACITY_FINISH]);
+    /* pw 6: the 8 in flight fill the states that hold the most first: 1
+     * proving (13), 1 queued and 6 slots (8 each), none finishing (0.5);
+     * 69 x 1.1 = 75.9 MiB; 6 workers, 8 held, 7 waiting: 9 + 5 x 8 = 49,
+     * bound 1 + 6 x 2 x 8 - 7 x 8 = 41 kept; + 40 baseline = 156.9 MiB */
     capacity_predict(&c, &m, 6);
-    CHECK(c.bound && c.retention == 33 * MIB, "pw 6: bound %d, retention %g", c.bound, c.retention / MIB);
-    capacity_point_t c5;
-    capacity_predict(&c5, &m, 5);
-    CHECK(c5.peak == c.peak, "pw 6 adds nothing over pw 5");
+    CHECK(!c.bound && c.n[CAPACITY_HELD] == 7 && c.n[CAPACITY_FINISH] == 0 && c.retention == 41 * MIB &&
+              fabs(c.peak - 156.9 * MIB) < 1,
+          "pw 6: bound %d, held %d, finishing %d, retention %g, peak %g MiB", c.bound, c.n[CAPACITY_HELD],
+          c.n[CAPACITY_FINISH], c.retention / MIB, c.peak / MIB);
+    /* pw 7: no eighth slot: bound, and nothing more than pw 6 */
+    capacity_point_t c7;
+    capacity_predict(&c7, &m, 7);
+    CHECK(c7.bound && c7.peak == c.peak, "pw 7: bound %d, adds nothing over pw 6", c7.bound);
 }
 
 int main(void)
