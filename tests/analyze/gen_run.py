@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Synthetic zkbench runs with known answers, for the analyze/plot/check tests.
 
-gen_run.py SCENARIO OUT_DIR [--seed N] [--noise BYTES] [--leak BYTES] [--truncate]
+gen_run.py SCENARIO OUT_DIR [--seed N] [--noise BYTES] [--leak BYTES] [--pw N] [--truncate]
 
 Simulates the batch pipeline of DESIGN.md millisecond by millisecond (a
 synthesis pool of pw workers, a bounded GPU queue, one GPU worker, a finish
@@ -31,6 +31,7 @@ ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--noise", type=float, default=4 * MIB, help="sd of the AR(1) noise on heap and RSS")
 ap.add_argument("--leak", type=float, default=48 * MIB, help="bytes leaked per proof (leak scenario)")
 ap.add_argument("--proofs", type=int, default=8)
+ap.add_argument("--pw", type=int, default=4, help="synthesis workers")
 ap.add_argument("--untracked", action="store_true", help="leak: untracked heap bytes, no tracked buffer")
 ap.add_argument("--truncate", action="store_true", help="cut every file mid-row, as a SIGKILL would")
 a = ap.parse_args()
@@ -38,7 +39,7 @@ rng = random.Random(a.seed)
 sc = a.scenario
 
 # pipeline
-pw, gpu_queue, gpu_workers, parts = 4, 2, 1, 4
+pw, gpu_queue, gpu_workers, parts = a.pw, 2, 1, 4
 concurrency = 4 if sc == "pileup" else 2
 t_synth, t_gpu, t_fin = 400, (250 if sc == "pileup" else 100), 60
 hold_ms = 1500 if sc == "held" else 0

@@ -194,12 +194,23 @@ if j:
     close("capacity predicted peak(pw)", pred.get(truth["pw"]), peak, 0, rel=0.01)
     # one slot less: one synthesized partition (with its 2% allocator share) less
     close("capacity predicted peak(pw-1)", pred.get(truth["pw"] - 1), peak - truth["f_rss"]["f_synth"], 0, rel=0.01)
-    # 2 proofs x 4 partitions in flight: queue 2 + prover 1 + finishing 1 leave 4 slots, the run's pw
-    if j["capacity"]["bound_by"] != "in-flight" or pred.get(truth["pw"] + 1) != pred.get(truth["pw"]):
-        fail("capacity: pw above %d should add nothing (in-flight bound): %s" % (truth["pw"], j["capacity"]["bound_by"]))
+    # 2 proofs x 4 partitions in flight: queue 2 + prover 1 leave 5 slots, the finishing state (the
+    # lightest) empty; the simulation at pw 5 and 6 is the reference for what pw 5 holds and that 6 adds
+    # nothing
+    for w in (truth["pw"] + 1, truth["pw"] + 2):
+        _, tw = make("capacity-pw%d" % w, "capacity", "--pw", str(w))
+        close("capacity predicted peak(pw %d) against a run at pw %d" % (w, w), pred.get(w), tw["peak_rss"], 0,
+              rel=0.01)
+    if pred.get(truth["pw"] + 2) != pred.get(truth["pw"] + 1):
+        fail("capacity: pw above %d should add nothing (in-flight bound): %s then %s"
+             % (truth["pw"] + 1, pred.get(truth["pw"] + 1), pred.get(truth["pw"] + 2)))
+    # the run's RAM holds pw 4, not 5: memory bounds it
+    if j["capacity"]["bound_by"] != "memory":
+        fail("capacity: --ram just above the peak: bound by %s, expected memory" % j["capacity"]["bound_by"])
 j = analyze(d, "--ram", "%dG" % (peak * 10 // GIB))
-if j and (j["verdict"] != "healthy" or j["largest_pw"] != truth["pw"] or j["capacity"]["bound_by"] != "in-flight"):
-    fail("capacity: --ram 10x the peak: %s, largest pw %s" % (j["verdict"], j["largest_pw"]))
+if j and (j["verdict"] != "healthy" or j["largest_pw"] != truth["pw"] + 1 or j["capacity"]["bound_by"] != "in-flight"):
+    fail("capacity: --ram 10x the peak: %s, largest pw %s, expected %d (in-flight)"
+         % (j["verdict"], j["largest_pw"], truth["pw"] + 1))
 j = analyze(d, "--ram", str(int(pred[2] * 1.001)), "--margin", "0") if j else None
 if j and (j["largest_pw"] != 2 or j["capacity"]["bound_by"] != "memory"):
     fail("capacity: --ram just above the pw-2 prediction: largest pw %s (%s), expected 2 (memory)"

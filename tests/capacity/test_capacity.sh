@@ -66,13 +66,16 @@ if st["waiting"] != held:
 if not (held <= st["proving"] <= held + fr * sh["b_density"] + 64 * 2**20):
     bad.append("proving holds %d, expected at least %d" % (st["proving"], held))
 pred = {p["pw"]: p for p in c["predicted"]}
-if any(w not in pred for w in range(1, 7)):
+if any(w not in pred for w in range(1, 8)):
     bad.append("predicted has pw %s" % sorted(pred))
 elif not (pred[1]["peak_rss"] < pred[2]["peak_rss"] < pred[3]["peak_rss"] < pred[4]["peak_rss"]):
     bad.append("predictions do not grow with pw: %s" % [pred[w]["peak_rss"] for w in range(1, 5)])
-# 2 proofs x 4 partitions: 1 proving, 1 queued, up to 1 finishing: 5 slots at most
-elif not pred[6]["bound"] or pred[6]["peak_rss"] != pred[5]["peak_rss"]:
-    bad.append("pw 6 should add nothing over pw 5 (in-flight bound): %s" % pred[6])
+# 2 proofs x 4 partitions: 1 proving, 1 queued, and the lightest state, finishing, empty (the
+# pipeline allows it): 6 slots at most
+elif pred[6]["bound"] or pred[6]["occupancy"]["finishing"] != 0:
+    bad.append("pw 6 should fill the 8 in flight with finishing empty: %s" % pred[6])
+elif not pred[7]["bound"] or pred[7]["peak_rss"] != pred[6]["peak_rss"]:
+    bad.append("pw 7 should add nothing over pw 6 (in-flight bound): %s" % pred[7])
 if bad:
     print("BAD " + "; ".join(bad))
 else:
