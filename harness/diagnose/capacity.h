@@ -100,9 +100,10 @@ int capacity_max_pw(const capacity_model_t *m, double limit, int pw_max);
  * every pw up to pw_max adds memory. */
 int capacity_saturation_pw(const capacity_model_t *m, int pw_max);
 
-/* A sentence that says what bounds occupancy as pw grows, e.g. "pw above 3
+/* A sentence that says what bounds occupancy as pw grows, e.g. "pw above 6
  * adds no memory: at most 2 proofs x 4 partitions are in flight, and the
- * prover queue (depth 1), 1 prover worker and 2 finishing hold the rest". */
+ * prover queue (depth 1), 1 prover worker and 0 finishing hold the rest":
+ * the occupancy the model gives at that pw. */
 void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int pw_max);
 /* What the model says about other pw values, in one clause: the bytes a
  * partition holds per state, the untracked share (or, when RSS stayed below

@@ -14,13 +14,24 @@ void capacity_bound_text(char *out, size_t cap, const capacity_model_t *m, int p
 {
     char b1[32];
     int sat = capacity_saturation_pw(m, pw_max);
-    if (sat > 0)
+    if (sat > 0) {
+        /* the occupancy at saturation, as the model fills it: the sat
+         * slots, then what the other states hold (the lightest may be
+         * empty) */
+        capacity_point_t at;
+        capacity_predict(&at, m, sat);
+        int queued = at.n[CAPACITY_HELD] + at.n[CAPACITY_SYNTH] - sat;
+        char queue[64];
+        if (queued == m->gpu_queue)
+            snprintf(queue, sizeof queue, "the prover queue (depth %d)", m->gpu_queue);
+        else
+            snprintf(queue, sizeof queue, "%d of the prover queue's %d places", queued, m->gpu_queue);
         snprintf(out, cap,
-                 "pw above %d adds no memory: at most %d proof%s x %d partitions are in flight, and the prover "
-                 "queue (depth %d), %d prover worker%s and %d finishing hold the rest",
-                 sat, m->concurrency, m->concurrency == 1 ? "" : "s", m->partitions, m->gpu_queue, m->gpu_workers,
-                 m->gpu_workers == 1 ? "" : "s", m->finishing);
-    else {
+                 "pw above %d adds no memory: at most %d proof%s x %d partitions are in flight, and %s, %d prover "
+                 "worker%s and %d finishing hold the rest",
+                 sat, m->concurrency, m->concurrency == 1 ? "" : "s", m->partitions, queue, at.n[CAPACITY_PROVE],
+                 at.n[CAPACITY_PROVE] == 1 ? "" : "s", at.n[CAPACITY_FINISH]);
+    } else {
         /* the freed pages one more worker's arena keeps, as the model has it */
         capacity_point_t c1, c2, most;
         capacity_predict(&c1, m, m->pw);

@@ -211,6 +211,12 @@ j = analyze(d, "--ram", "%dG" % (peak * 10 // GIB))
 if j and (j["verdict"] != "healthy" or j["largest_pw"] != truth["pw"] + 1 or j["capacity"]["bound_by"] != "in-flight"):
     fail("capacity: --ram 10x the peak: %s, largest pw %s, expected %d (in-flight)"
          % (j["verdict"], j["largest_pw"], truth["pw"] + 1))
+# the bound in words: the occupancy at pw 5 fills the 8 in flight (5 + 2 queued + 1 proving), none finishing
+rc, out, err = run("analyze", d, "--no-save", "--ram", "%dG" % (peak * 10 // GIB))
+want = ("pw above 5 adds no memory: at most 2 proofs x 4 partitions are in flight, and the prover queue (depth 2), "
+        "1 prover worker and 0 finishing hold the rest")
+if rc != 0 or want not in out:
+    fail("capacity: the bound in words: exit %d, %r" % (rc, [l for l in out.splitlines() if "pw above" in l]))
 j = analyze(d, "--ram", str(int(pred[2] * 1.001)), "--margin", "0") if j else None
 if j and (j["largest_pw"] != 2 or j["capacity"]["bound_by"] != "memory"):
     fail("capacity: --ram just above the pw-2 prediction: largest pw %s (%s), expected 2 (memory)"
