@@ -8,6 +8,8 @@
 
 #include "harness/cli/cli.h"
 #include "harness/diagnose/analyze.h"
+#include "harness/run/mem_budget.h"
+#include "harness/run/units.h"
 #include "prover/dealloc.h"
 #include "prover/groth16.h"
 #include "prover/mem.h"
@@ -194,7 +196,7 @@ bool batch_args_purge(enum pipeline_trim *out, const char *flag, const char *tex
 
 _Static_assert((int)MEM_BUDGET_NSTATES == (int)CAPACITY_NSTATES, "the budget's states are the capacity model's");
 
-int batch_args_model(struct mem_budget_model *m, const char *dir, char *err, size_t cap)
+static int read_model(struct mem_budget_model *m, const char *dir, char *err, size_t cap)
 {
     analyze_run_t *run = NULL;
     analyze_result_t r;
@@ -220,4 +222,52 @@ int batch_args_model(struct mem_budget_model *m, const char *dir, char *err, siz
     analyze_result_clear(&r);
     analyze_run_free(run);
     return rc;
+}
+
+bool batch_args_check_frees(const struct batch_opts *o)
+{
+    const struct pipeline_faults *f = &o->pc.faults;
+    int kinds[2] = {f->leak_kind, f->hold_kind};
+    for (int i = 0; i < 2; i++)
+        if (kinds[i] >= 0 && (o->pc.free_at_last_use & (1u << kinds[i])))
+            return cli_error(2, "batch: --free-at-last-use %s and --inject %s:%s contradict each other: one frees it "
+                                "at its last use, the other keeps it",
+                             mem_kind_name((enum mem_kind)kinds[i]), i ? "hold" : "leak",
+                             mem_kind_name((enum mem_kind)kinds[i])),
+                   false;
+    return true;
+}
+
+/* read before any file, so a run that has no model is refused first */
+static struct mem_budget_model budget_model;
+
+bool batch_args_budget(struct batch_opts *o)
+{
+    if (o->model_dir && !o->mem_budget)
+        return cli_error(2, "batch: --model %s gives --mem-budget its bytes per partition: give --mem-budget SIZE too",
+                         o->model_dir),
+               false;
+    if (!o->mem_budget)
+        return true;
+    if (!o->model_dir) {
+        if (o->sample_ms == 0)
+            return cli_error(2, "batch: --mem-budget learns its model with the sampler's RSS: --sample-ms must be "
+                                "above 0, or give --model RUN_DIR"),
+                   false;
+        return true;
+    }
+    char err[1200];
+    if (read_model(&budget_model, o->model_dir, err, sizeof err) < 0)
+        return cli_error(2, "batch: --model: %s", err), false;
+    uint64_t need = mem_budget_model_need(&budget_model, MEM_BUDGET_SYNTH);
+    if ((double)need + budget_model.baseline > (double)o->mem_budget) {
+        char b1[32], b2[32], b3[32];
+        return cli_error(2, "batch: --mem-budget %s cannot admit one partition: it needs %s (the model of %s) beside "
+                            "a baseline RSS of %s",
+                         fmt_bytes(b1, (double)o->mem_budget), fmt_bytes(b2, (double)need), budget_model.source,
+                         fmt_bytes(b3, budget_model.baseline)),
+               false;
+    }
+    o->model = &budget_model;
+    return true;
 }

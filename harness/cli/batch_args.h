@@ -1,7 +1,9 @@
 /*
  * The values of batch's options that have a grammar of their own (--inject,
- * --gpus) and its counts. Each returns false after one error line
- * ("batch: --gpus must be ...") and leaves o as it was for that option.
+ * --gpus) and its counts, and the checks that span options (--free-at-last-use
+ * against --inject, --mem-budget with --model). Each returns false after one
+ * error line ("batch: --gpus must be ...") and leaves o as it was for that
+ * option.
  */
 #ifndef ZKB_BATCH_ARGS_H
 #define ZKB_BATCH_ARGS_H
@@ -27,9 +29,14 @@ bool batch_args_gpus(struct batch_opts *o, const char *text);
 bool batch_args_free_at_last_use(struct batch_opts *o, const char *text);
 /* --purge-after and --trim: none, partition or proof. */
 bool batch_args_purge(enum pipeline_trim *out, const char *flag, const char *text);
-/* --model: the capacity model of the run in dir (analyze's, so its rules
- * apply: a killed run has none) as the budget's model. 0, or a negative
- * errno with one line in err (no prefix). */
-int batch_args_model(struct mem_budget_model *m, const char *dir, char *err, size_t cap);
+/* --free-at-last-use beside the planted faults: a kind cannot be freed at
+ * its last use and leaked or held past it. */
+bool batch_args_check_frees(const struct batch_opts *o);
+/* --mem-budget and --model together: --model needs --mem-budget; without
+ * --model the budget learns with the sampler (--sample-ms above 0); with
+ * it, the capacity model of that run (analyze's, so its rules apply: a
+ * killed run has none) is read now, into storage of this file, and must
+ * admit one partition under the budget. Sets o->model. */
+bool batch_args_budget(struct batch_opts *o);
 
 #endif

@@ -23,7 +23,6 @@
 #include "harness/metrics/metrics_export.h"
 #include "harness/run/batch.h"
 #include "harness/run/console.h"
-#include "harness/run/mem_budget.h"
 #include "harness/run/memcap.h"
 #include "harness/run/run_files.h"
 #include "harness/run/units.h"
@@ -110,56 +109,6 @@ const cli_cmd_t cli_cmd_batch = {
               "under --mem-limit, 130 interrupted (SIGINT/SIGTERM, at any point: run.json says\n"
               "interrupted; a second signal stops it at once, run.json saying so too).\n",
 };
-
-/* --free-at-last-use beside the planted faults: a kind cannot be freed at
- * its last use and leaked or held past it. */
-static bool check_free_at_last_use(const struct batch_opts *o)
-{
-    const struct pipeline_faults *f = &o->pc.faults;
-    int kinds[2] = {f->leak_kind, f->hold_kind};
-    for (int i = 0; i < 2; i++)
-        if (kinds[i] >= 0 && (o->pc.free_at_last_use & (1u << kinds[i])))
-            return cli_error(2, "batch: --free-at-last-use %s and --inject %s:%s contradict each other: one frees it "
-                                "at its last use, the other keeps it",
-                             mem_kind_name((enum mem_kind)kinds[i]), i ? "hold" : "leak",
-                             mem_kind_name((enum mem_kind)kinds[i])),
-                   false;
-    return true;
-}
-
-/* --model read now, so a run that has no model is refused before any file. */
-static struct mem_budget_model budget_model;
-
-static bool load_budget_model(struct batch_opts *o)
-{
-    if (o->model_dir && !o->mem_budget)
-        return cli_error(2, "batch: --model %s gives --mem-budget its bytes per partition: give --mem-budget SIZE too",
-                         o->model_dir),
-               false;
-    if (!o->mem_budget)
-        return true;
-    if (!o->model_dir) {
-        if (o->sample_ms == 0)
-            return cli_error(2, "batch: --mem-budget learns its model with the sampler's RSS: --sample-ms must be "
-                                "above 0, or give --model RUN_DIR"),
-                   false;
-        return true;
-    }
-    char err[1200];
-    if (batch_args_model(&budget_model, o->model_dir, err, sizeof err) < 0)
-        return cli_error(2, "batch: --model: %s", err), false;
-    uint64_t need = mem_budget_model_need(&budget_model, MEM_BUDGET_SYNTH);
-    if ((double)need + budget_model.baseline > (double)o->mem_budget) {
-        char b1[32], b2[32], b3[32];
-        return cli_error(2, "batch: --mem-budget %s cannot admit one partition: it needs %s (the model of %s) beside "
-                            "a baseline RSS of %s",
-                         fmt_bytes(b1, (double)o->mem_budget), fmt_bytes(b2, (double)need), budget_model.source,
-                         fmt_bytes(b3, budget_model.baseline)),
-               false;
-    }
-    o->model = &budget_model;
-    return true;
-}
 
 /* Parses argv; returns -1 to go on, else the exit status. */
 static int parse_args(struct batch_opts *o, int argc, char **argv)
@@ -306,7 +255,7 @@ static int parse_args(struct batch_opts *o, int argc, char **argv)
         return cli_error(2, "batch: --listen and --metrics-file export the sampler: --sample-ms must be above 0");
     if (strcmp(o->backend, "cpu") == 0 && (o->n_gpus || o->gpus_all))
         return cli_error(2, "batch: --gpus needs the GPU backend, and --backend cpu was given");
-    if (!check_free_at_last_use(o) || !load_budget_model(o))
+    if (!batch_args_check_frees(o) || !batch_args_budget(o))
         return 2;
     o->queue_set = queue_set;
     if (!queue_set)
