@@ -34,7 +34,8 @@ typedef struct {
     double r2, resid_sd, rho, n_eff, dof;
 } analyze_ols_t;
 int analyze_ols(analyze_ols_t *ret, const double *x, const double *y, size_t n, size_t p);
-/* Two-sided 95% quantile of Student's t with dof degrees of freedom. */
+/* Two-sided 95% quantile of Student's t with dof (>= 1, fractional too)
+ * degrees of freedom; NAN below 1. */
 double analyze_t95(double dof);
 /* Slope of y over x with intercept: slope, its 95% CI and (sd, may be
  * NULL) the residual sd. Returns false when there are fewer than 3 points

@@ -92,8 +92,46 @@ static void test_ols_se(void)
     CHECK(o.rho < 0.2, "white noise: lag-1 autocorrelation %g", o.rho);
 }
 
+/* The exact two-sided 95 % quantile of Student's t at any real dof, the
+ * reference for analyze_t95: the upper tail integrated (midpoint rule in
+ * u = q / t over (0, 1]) and bisected to 0.025. */
+static double t_pdf(double t, double v)
+{
+    return exp(lgamma((v + 1) / 2) - lgamma(v / 2)) / sqrt(v * M_PI) * pow(1 + t * t / v, -(v + 1) / 2);
+}
+
+static double t_upper(double q, double v)
+{
+    const int n = 20000;
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        double u = (i + 0.5) / n;
+        s += t_pdf(q / u, v) * q / (u * u);
+    }
+    return s / n;
+}
+
+static double t95_exact(double v)
+{
+    double lo = 1, hi = 100;
+    for (int i = 0; i < 50; i++) {
+        double mid = (lo + hi) / 2;
+        *(t_upper(mid, v) > 0.025 ? &lo : &hi) = mid;
+    }
+    return (lo + hi) / 2;
+}
+
 static void test_t95(void)
 {
+    /* fractional dof (autocorrelated residuals' n_eff): never below the
+     * exact quantile, at most 3 % above it, and falling as dof grows */
+    static const double fd[] = {1.25, 1.5, 1.81, 2.5, 3.3, 7.5, 12.2, 29.5};
+    for (size_t i = 0; i < sizeof fd / sizeof fd[0]; i++) {
+        double ex = t95_exact(fd[i]), got = analyze_t95(fd[i]);
+        CHECK(got >= ex - 1e-3 && got <= 1.03 * ex, "t95(%g) = %g, exact %g", fd[i], got, ex);
+    }
+    for (double v = 1; v < 40; v += 0.05)
+        CHECK(analyze_t95(v + 0.05) < analyze_t95(v), "t95 rises from %g to %g", v, v + 0.05);
     CHECK(fabs(analyze_t95(1) - 12.706) < 1e-3, "t95(1)");
     CHECK(fabs(analyze_t95(10) - 2.228) < 1e-3, "t95(10)");
     CHECK(fabs(analyze_t95(60) - 2.000) < 5e-3, "t95(60) %g", analyze_t95(60));
